@@ -1,0 +1,48 @@
+import { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { AppConfig, correlationMiddleware, createValidationPipe, HttpExceptionFilter, jsonContentTypeMiddleware, Logger, NestWinstonLogger } from '@meridian/platform';
+import express, { NextFunction, Request, Response } from 'express';
+import helmet from 'helmet';
+import { readFileSync } from 'node:fs';
+import { AppModule } from './app.module';
+import { setupOpenApi } from './http/openapi';
+
+/** Builds the web application (used by main.ts and by the tests), initialised but not listening. */
+export async function createWebApp(config: AppConfig, logger: Logger): Promise<INestApplication> {
+  const httpsOptions = config.tls ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } : undefined;
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, logger), {
+    bodyParser: false,
+    httpsOptions,
+    logger: new NestWinstonLogger(logger),
+    abortOnError: false,
+  });
+  app.set('trust proxy', config.trustProxy);
+  app.disable('x-powered-by');
+  app.use(correlationMiddleware);
+  app.use(helmet({
+    contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': config.tls ? [] : null } },
+    hsts: !!config.tls,
+  }));
+  if (config.corsOrigins.length) app.enableCors({ origin: config.corsOrigins, allowedHeaders: ['Content-Type', 'Authorization', 'X-Api-Key', 'X-Correlation-Id'] });
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => logger.log({ level: 'debug', message: `${req.method} ${req.originalUrl.split('?')[0]} ${res.statusCode}`,
+      durationMs: Number(process.hrtime.bigint() - started) / 1e6 }));
+    next();
+  });
+  app.use(jsonContentTypeMiddleware);
+  app.use(express.json({ limit: config.bodyLimit, strict: true, type: ['application/json', 'application/*+json'] }));
+  app.useGlobalPipes(createValidationPipe());
+  setupOpenApi(app, config.version);
+  await app.init();
+  // Errors raised by express middleware (body parser, content type) never reach Nest's filters.
+  const filter = new HttpExceptionFilter(logger);
+  app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    const { status, body } = filter.toBody(err, req);
+    const typed = err as { status?: number };
+    res.status(typed?.status === 415 ? 415 : status).json(body);
+  });
+  return app;
+}

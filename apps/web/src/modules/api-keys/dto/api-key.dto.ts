@@ -1,0 +1,67 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsArray, IsBoolean, IsISO8601, IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
+
+export class CreateApiKeyDto {
+  @ApiProperty({ minLength: 1, maxLength: 200, example: 'CI pipeline' })
+  @IsString() @Length(1, 200)
+  name: string;
+
+  @ApiPropertyOptional({ maxLength: 1000, nullable: true, type: String })
+  @IsOptional() @IsString() @MaxLength(1000)
+  description?: string | null;
+
+  @ApiPropertyOptional({ type: [String], example: ['Administrator'], description: 'Role names; a key without roles is authenticated but not an administrator.' })
+  @IsOptional() @IsArray() @IsString({ each: true })
+  roles?: string[];
+
+  @ApiPropertyOptional({ format: 'date-time', nullable: true, type: String, description: 'When the key stops working; null or absent: never.' })
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsISO8601({ strict: true })
+  expiresAt?: string | null;
+
+  @ApiPropertyOptional({ default: true })
+  @IsOptional() @IsBoolean()
+  isEnabled?: boolean;
+}
+
+export class UpdateApiKeyDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
+  @IsOptional() @IsString() @Length(1, 200)
+  name?: string;
+
+  @ApiPropertyOptional({ maxLength: 1000, nullable: true, type: String })
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(1000)
+  description?: string | null;
+
+  @ApiPropertyOptional({ type: [String] })
+  @IsOptional() @IsArray() @IsString({ each: true })
+  roles?: string[];
+
+  @ApiPropertyOptional({ format: 'date-time', nullable: true, type: String })
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsISO8601({ strict: true })
+  expiresAt?: string | null;
+
+  @ApiPropertyOptional()
+  @IsOptional() @IsBoolean()
+  isEnabled?: boolean;
+}
+
+export class ApiKeyDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() name: string;
+  @ApiPropertyOptional({ nullable: true, type: String }) description: string | null;
+  @ApiProperty({ example: 'mer_a1B2c3D4', description: 'The first characters of the secret, to tell keys apart.' }) keyPrefix: string;
+  @ApiProperty({ type: [String] }) roles: string[];
+  @ApiPropertyOptional({ nullable: true, format: 'date-time', type: String }) expiresAt: string | null;
+  @ApiProperty() isExpired: boolean;
+  @ApiProperty() isEnabled: boolean;
+  @ApiProperty({ description: 'Managed by MERIDIAN_BOOTSTRAP_API_KEY.' }) isBootstrap: boolean;
+  @ApiProperty({ format: 'date-time' }) created: string;
+  @ApiPropertyOptional({ nullable: true, type: String }) createdByName: string | null;
+  @ApiPropertyOptional({ nullable: true, format: 'date-time', type: String }) lastUpdated: string | null;
+  @ApiPropertyOptional({ nullable: true, format: 'date-time', type: String }) lastUsedAt: string | null;
+}
+
+export class CreatedApiKeyDto extends ApiKeyDto {
+  @ApiProperty({ description: 'The secret. Shown only in this response: store it now.', example: 'mer_…' })
+  key: string;
+}

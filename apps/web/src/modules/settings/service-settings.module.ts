@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+import { ServiceSettingsController } from './service-settings.controller';
+
+@Module({ controllers: [ServiceSettingsController] })
+export class ServiceSettingsModule {}

@@ -1,0 +1,43 @@
+import { INestApplication } from '@nestjs/common';
+import { closeLogger, createServiceLogger, loadConfig, Logger } from '@meridian/platform';
+import { createTestDatabase, createTestEnvironment, TestDatabase, TestEnvironment } from '@meridian/testing';
+import request from 'supertest';
+import { createWebApp } from '../src/bootstrap';
+
+export interface WebHarness {
+  app: INestApplication;
+  http: ReturnType<typeof request>;
+  adminKey: string;
+  db: TestDatabase;
+  env: TestEnvironment;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+/**
+ * A real web app on a throwaway database and Redis prefix. Rate limits are raised through the API so
+ * suites that make many calls are not throttled (the rate-limit test lowers them again).
+ */
+export async function startWebApp(overrides: Record<string, string> = {}, options: { highRateLimits?: boolean } = {}): Promise<WebHarness> {
+  const db = await createTestDatabase('web');
+  const env = createTestEnvironment(db.url, overrides);
+  const config = loadConfig('web', env.env);
+  const logger = createServiceLogger({ service: 'web', logDir: config.logDir, level: config.logLevel, console: false });
+  const app = await createWebApp(config, logger);
+  const http = request(app.getHttpServer());
+  const harness: WebHarness = {
+    app, http, adminKey: env.bootstrapKey, db, env, logger,
+    close: async () => {
+      await app.close();
+      await closeLogger(logger);
+      await env.cleanup();
+      await db.drop();
+    },
+  };
+  if (options.highRateLimits !== false) {
+    for (const key of ['Security.RateLimiting.AuthenticatedRequestsPerMinute', 'Security.RateLimiting.UnauthenticatedRequestsPerMinute']) {
+      await http.put(`/api/v1/service-settings/${key}`).set('X-Api-Key', env.bootstrapKey).send({ value: 1_000_000 }).expect(200);
+    }
+  }
+  return harness;
+}

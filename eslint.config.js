@@ -1,0 +1,49 @@
+// Lint rules for every project. The `boundaries` table is the dependency direction of
+// ARCHITECTURE.md §1: a project may import only the workspace packages listed for it.
+const js = require('@eslint/js');
+const tseslint = require('typescript-eslint');
+
+const workspace = ['domain', 'platform', 'persistence', 'jobs', 'connectors', 'application', 'testing', 'web', 'worker', 'scheduler'];
+const boundaries = {
+  'libs/domain': { allow: [], forbidPackages: ['@nestjs/*', 'typeorm', 'pg', 'bullmq', 'ioredis', 'winston', 'express', 'fs', 'node:fs', 'child_process', 'node:child_process', 'net', 'node:net', 'http', 'node:http'] },
+  'libs/platform': { allow: ['domain'] },
+  'libs/persistence': { allow: ['domain'] },
+  'libs/jobs': { allow: ['domain'] },
+  'libs/connectors': { allow: ['domain'] },
+  'libs/application': { allow: ['domain', 'platform', 'persistence', 'jobs', 'connectors'] },
+  'libs/testing': { allow: ['domain', 'platform', 'persistence', 'jobs', 'connectors', 'application'] },
+  'apps/web': { allow: ['domain', 'platform', 'persistence', 'jobs', 'connectors', 'application', 'testing'] },
+  'apps/worker': { allow: ['domain', 'platform', 'persistence', 'jobs', 'connectors', 'application', 'testing'] },
+  'apps/scheduler': { allow: ['domain', 'platform', 'persistence', 'jobs', 'connectors', 'application', 'testing'] },
+};
+
+const boundaryConfigs = Object.entries(boundaries).map(([dir, rule]) => {
+  const forbidden = workspace.filter((p) => !rule.allow.includes(p) && `libs/${p}` !== dir && `apps/${p}` !== dir);
+  return {
+    files: [`${dir}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: forbidden.map((p) => `@meridian/${p}`), message: `${dir} may import only: ${rule.allow.join(', ') || 'nothing of ours'} (ARCHITECTURE.md §1).` },
+          { group: ['../../libs/*', '../../../libs/*', '../../apps/*', '../../../apps/*', '**/libs/*/src/*', '**/apps/*/src/*'], message: 'Import other projects through their package name (@meridian/...).' },
+          ...(rule.forbidPackages ? [{ group: rule.forbidPackages, message: 'The domain library is pure TypeScript: no framework, database or I/O.' }] : []),
+        ],
+      }],
+    },
+  };
+});
+
+module.exports = tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', 'apps/console/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-namespace': 'off',
+      'no-console': 'off',
+    },
+  },
+  ...boundaryConfigs,
+);

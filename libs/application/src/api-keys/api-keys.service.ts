@@ -1,0 +1,176 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { ActivityOperationType, ActivityTargetType, ADMINISTRATOR_ROLE, canonicalRole, DomainError, KNOWN_ROLES, ValidationErrorCollector } from '@meridian/domain';
+import { ApiKeyEntity } from '@meridian/persistence';
+import { DataSource } from 'typeorm';
+import { ActivitiesService } from '../activities/activities.service';
+import { Initiator } from '../activities/initiator';
+import { displayPrefix, generateApiKeySecret, hashApiKey } from './api-key.secret';
+
+export interface ApiKeyInput {
+  name?: string;
+  description?: string | null;
+  roles?: string[];
+  expiresAt?: string | null;
+  isEnabled?: boolean;
+}
+
+export function apiKeyView(k: ApiKeyEntity) {
+  return {
+    id: k.id,
+    name: k.name,
+    description: k.description,
+    keyPrefix: k.keyPrefix,
+    roles: k.roles,
+    expiresAt: k.expiresAt?.toISOString() ?? null,
+    isExpired: !!k.expiresAt && k.expiresAt.getTime() <= Date.now(),
+    isEnabled: k.isEnabled,
+    isBootstrap: k.isBootstrap,
+    created: k.created.toISOString(),
+    createdByName: k.createdByName,
+    lastUpdated: k.lastUpdated?.toISOString() ?? null,
+    lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+  };
+}
+
+export type ApiKeyView = ReturnType<typeof apiKeyView>;
+
+/** API keys: create (secret shown once), read, update, delete, and the bootstrap key. */
+@Injectable()
+export class ApiKeysService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly activities: ActivitiesService,
+  ) {}
+
+  async list(): Promise<ApiKeyView[]> {
+    const keys = await this.ds.getRepository(ApiKeyEntity).find({ order: { created: 'ASC' } });
+    return keys.map(apiKeyView);
+  }
+
+  async get(id: string): Promise<ApiKeyView> {
+    return apiKeyView(await this.require(id));
+  }
+
+  async create(input: ApiKeyInput, initiator: Initiator): Promise<ApiKeyView & { key: string }> {
+    const fields = this.validate(input, true);
+    const secret = generateApiKeySecret();
+    return this.ds.transaction(async (m) => {
+      const saved = await m.getRepository(ApiKeyEntity).save({
+        name: fields.name!,
+        description: fields.description ?? null,
+        roles: fields.roles ?? [],
+        expiresAt: fields.expiresAt ?? null,
+        isEnabled: fields.isEnabled ?? true,
+        keyPrefix: displayPrefix(secret),
+        keyHash: hashApiKey(secret),
+        createdByType: initiator.type,
+        createdByName: initiator.name,
+      });
+      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.ApiKey, operation: ActivityOperationType.Create,
+        targetId: saved.id, targetName: saved.name, details: { roles: saved.roles, expiresAt: saved.expiresAt, isEnabled: saved.isEnabled } }, m);
+      return { ...apiKeyView(saved), key: secret };
+    });
+  }
+
+  async update(id: string, input: ApiKeyInput, initiator: Initiator): Promise<ApiKeyView> {
+    const fields = this.validate(input, false);
+    return this.ds.transaction(async (m) => {
+      const key = await this.require(id, m.getRepository(ApiKeyEntity));
+      if (key.isBootstrap && (fields.roles !== undefined || fields.isEnabled === false || fields.expiresAt !== undefined)) {
+        throw DomainError.conflict('The bootstrap key is managed by MERIDIAN_BOOTSTRAP_API_KEY: change or unset the variable instead.');
+      }
+      const changed: string[] = [];
+      for (const field of ['name', 'description', 'roles', 'expiresAt', 'isEnabled'] as const) {
+        if (fields[field] !== undefined) {
+          (key as unknown as Record<string, unknown>)[field] = fields[field];
+          changed.push(field);
+        }
+      }
+      key.lastUpdated = new Date();
+      const saved = await m.getRepository(ApiKeyEntity).save(key);
+      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.ApiKey, operation: ActivityOperationType.Update,
+        targetId: saved.id, targetName: saved.name, details: { changed } }, m);
+      return apiKeyView(saved);
+    });
+  }
+
+  async remove(id: string, initiator: Initiator): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      const key = await this.require(id, m.getRepository(ApiKeyEntity));
+      if (key.isBootstrap) throw DomainError.conflict('The bootstrap key is managed by MERIDIAN_BOOTSTRAP_API_KEY: unset the variable and restart to remove it.');
+      await m.getRepository(ApiKeyEntity).delete({ id });
+      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.ApiKey, operation: ActivityOperationType.Delete,
+        targetId: id, targetName: key.name }, m);
+    });
+  }
+
+  /**
+   * Makes the bootstrap key match MERIDIAN_BOOTSTRAP_API_KEY: created when missing, re-keyed when the
+   * variable changed, removed when the variable is unset. Idempotent; safe with several replicas.
+   */
+  async ensureBootstrapKey(secret: string | null): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      await m.query(`SELECT pg_advisory_xact_lock(hashtext('meridian:bootstrap-api-key'))`);
+      const repo = m.getRepository(ApiKeyEntity);
+      const existing = await repo.findOneBy({ isBootstrap: true });
+      if (!secret) {
+        if (existing) await repo.delete({ id: existing.id });
+        return;
+      }
+      const hash = hashApiKey(secret);
+      if (existing) {
+        if (existing.keyHash !== hash || !existing.isEnabled || !existing.roles.includes(ADMINISTRATOR_ROLE) || existing.expiresAt) {
+          await repo.update({ id: existing.id }, { keyHash: hash, keyPrefix: displayPrefix(secret), isEnabled: true, roles: [ADMINISTRATOR_ROLE], expiresAt: null, lastUpdated: new Date() });
+        }
+        return;
+      }
+      await repo.save({ name: 'Bootstrap administrator key', description: 'Created from MERIDIAN_BOOTSTRAP_API_KEY.', roles: [ADMINISTRATOR_ROLE],
+        keyHash: hash, keyPrefix: displayPrefix(secret), isBootstrap: true, isEnabled: true, createdByType: 'System', createdByName: 'System' });
+    });
+  }
+
+  private async require(id: string, repo = this.ds.getRepository(ApiKeyEntity)): Promise<ApiKeyEntity> {
+    const key = await repo.findOneBy({ id });
+    if (!key) throw DomainError.notFound('API key', id);
+    return key;
+  }
+
+  private validate(input: ApiKeyInput, creating: boolean): { name?: string; description?: string | null; roles?: string[]; expiresAt?: Date | null; isEnabled?: boolean } {
+    const errors = new ValidationErrorCollector();
+    const out: ReturnType<ApiKeysService['validate']> = {};
+    if (input.name !== undefined || creating) {
+      const name = typeof input.name === 'string' ? input.name.trim() : '';
+      if (!name || name.length > 200) errors.add('name', 'name is required and must be 1-200 characters.');
+      else out.name = name;
+    }
+    if (input.description !== undefined) {
+      if (input.description !== null && (typeof input.description !== 'string' || input.description.length > 1000)) errors.add('description', 'description must be at most 1000 characters.');
+      else out.description = input.description;
+    }
+    if (input.roles !== undefined) {
+      if (!Array.isArray(input.roles)) errors.add('roles', 'roles must be an array of role names.');
+      else {
+        const roles = new Set<string>();
+        for (const r of input.roles) {
+          const canonical = typeof r === 'string' ? canonicalRole(r) : undefined;
+          if (!canonical) errors.add('roles', `"${String(r)}" is not a role; known roles: ${KNOWN_ROLES.join(', ')}.`);
+          else roles.add(canonical);
+        }
+        out.roles = [...roles];
+      }
+    }
+    if (input.expiresAt !== undefined) {
+      if (input.expiresAt === null) out.expiresAt = null;
+      else {
+        const d = typeof input.expiresAt === 'string' && /^\d{4}-\d{2}-\d{2}/.test(input.expiresAt) ? new Date(input.expiresAt) : new Date(NaN);
+        if (Number.isNaN(d.getTime())) errors.add('expiresAt', 'expiresAt must be an ISO 8601 date-time.');
+        else if (creating && d.getTime() <= Date.now()) errors.add('expiresAt', 'expiresAt must be in the future.');
+        else out.expiresAt = d;
+      }
+    }
+    if (input.isEnabled !== undefined) out.isEnabled = input.isEnabled;
+    errors.throwIfAny();
+    return out;
+  }
+}

@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { SettingKeys } from '@meridian/domain';
+import { JobQueue } from '@meridian/jobs';
+import { pendingMigrations } from '@meridian/persistence';
+import { DataSource } from 'typeorm';
+import { SettingsService } from '../settings/settings.service';
+
+export interface Readiness {
+  ready: boolean;
+  reasons: string[];
+  checks: Record<string, 'ok' | 'failed' | 'skipped'>;
+}
+
+async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms); })]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Readiness: database reachable, migrations applied, Redis reachable, maintenance mode off. */
+@Injectable()
+export class ReadinessService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly jobs: JobQueue,
+    private readonly settings: SettingsService,
+  ) {}
+
+  async check(): Promise<Readiness> {
+    const reasons: string[] = [];
+    const checks: Readiness['checks'] = { database: 'skipped', migrations: 'skipped', redis: 'skipped', maintenance: 'skipped' };
+    try {
+      await withTimeout(this.ds.query('SELECT 1'), 2000, 'PostgreSQL');
+      checks.database = 'ok';
+    } catch (e) {
+      checks.database = 'failed';
+      reasons.push(`database unreachable: ${(e as Error).message}`);
+    }
+    if (checks.database === 'ok') {
+      try {
+        const pending = await pendingMigrations(this.ds);
+        checks.migrations = pending.length ? 'failed' : 'ok';
+        if (pending.length) reasons.push(`migrations pending: ${pending.join(', ')} (run "npm run migrate")`);
+      } catch (e) {
+        checks.migrations = 'failed';
+        reasons.push(`migrations could not be checked: ${(e as Error).message}`);
+      }
+      if (checks.migrations === 'ok') {
+        const maintenance = await this.settings.effective(SettingKeys.MaintenanceEnabled).catch(() => false);
+        checks.maintenance = maintenance ? 'failed' : 'ok';
+        if (maintenance) reasons.push('maintenance mode is on');
+      }
+    }
+    try {
+      await this.jobs.ping(2000);
+      checks.redis = 'ok';
+    } catch (e) {
+      checks.redis = 'failed';
+      reasons.push(`redis unreachable: ${(e as Error).message}`);
+    }
+    return { ready: reasons.length === 0, reasons, checks };
+  }
+}

@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DomainError } from '@meridian/domain';
+import { JobName, JobQueue } from '@meridian/jobs';
+import { QueueProbeEntity } from '@meridian/persistence';
+import { DataSource } from 'typeorm';
+import { Initiator } from '../activities/initiator';
+
+export function probeView(p: QueueProbeEntity) {
+  return {
+    id: p.id,
+    requestedAt: p.requestedAt.toISOString(),
+    requestedBy: p.requestedBy,
+    processedAt: p.processedAt?.toISOString() ?? null,
+    processedBy: p.processedBy,
+    status: p.processedAt ? 'Processed' : 'Queued',
+  };
+}
+
+/** Queue probes: prove the web → Redis → worker → PostgreSQL path on a running deployment. */
+@Injectable()
+export class QueueProbesService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly jobs: JobQueue,
+  ) {}
+
+  async start(initiator: Initiator) {
+    const probe = await this.ds.getRepository(QueueProbeEntity).save({ requestedBy: initiator.name });
+    await this.jobs.enqueue(JobName.Noop, { probeId: probe.id });
+    return probeView(probe);
+  }
+
+  async get(id: string) {
+    const probe = await this.ds.getRepository(QueueProbeEntity).findOneBy({ id });
+    if (!probe) throw DomainError.notFound('Queue probe', id);
+    return probeView(probe);
+  }
+
+  /** Worker side: marks the probe processed (idempotent). */
+  async complete(id: string, worker: string): Promise<boolean> {
+    const [, updated] = await this.ds.query(
+      `UPDATE queue_probe SET processed_at = now(), processed_by = $2 WHERE id = $1 AND processed_at IS NULL`, [id, worker]);
+    return updated > 0;
+  }
+}

@@ -1,0 +1,36 @@
+import { DataSourceOptions } from 'typeorm';
+import { ActivityEntity, ActivityExecutionItemEntity } from './entities/activity.entity';
+import { ApiKeyEntity } from './entities/api-key.entity';
+import {
+  MetaverseAttributeEntity, MetaverseObjectEntity, MetaverseObjectLookupEntity, MetaverseObjectTypeAttributeEntity, MetaverseObjectTypeEntity,
+} from './entities/metaverse.entity';
+import { QueueProbeEntity } from './entities/queue-probe.entity';
+import { RoleEntity, RoleMemberEntity } from './entities/role.entity';
+import { ServiceSettingEntity } from './entities/service-setting.entity';
+import { Init1763800000000 } from './migrations/1763800000000-init';
+import { SnakeNamingStrategy } from './snake-naming.strategy';
+
+/** Every entity, as classes (not globs) so the same options work from dist, the CLI and jest. */
+export const ENTITIES = [
+  ApiKeyEntity, RoleEntity, RoleMemberEntity, ServiceSettingEntity, ActivityEntity, ActivityExecutionItemEntity,
+  MetaverseObjectTypeEntity, MetaverseAttributeEntity, MetaverseObjectTypeAttributeEntity, MetaverseObjectEntity,
+  MetaverseObjectLookupEntity, QueueProbeEntity,
+];
+
+/** Migrations in order. Never `synchronize`. */
+export const MIGRATIONS = [Init1763800000000];
+
+export function dataSourceOptions(databaseUrl: string, applicationName = 'meridian', poolSize = 10): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: databaseUrl,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migration',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    namingStrategy: new SnakeNamingStrategy(),
+    applicationName,
+    extra: { max: poolSize, connectionTimeoutMillis: 5000 },
+  };
+}

@@ -1,0 +1,70 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
+import { DomainError, ErrorCode } from '@meridian/domain';
+import { randomUUID } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { LOGGER, Logger } from '../logging/logger';
+import { CODE_BY_STATUS, ErrorBody, STATUS_BY_CODE } from './error-body';
+
+interface BodyParserError extends Error {
+  type?: string;
+  status?: number;
+  limit?: number;
+}
+
+/**
+ * Maps everything thrown while handling a request to the error body: DomainErrors by code, Nest's
+ * HTTP exceptions by status, body-parser failures (malformed JSON, oversize bodies) to 400/413, and
+ * anything else to a 500 whose error id is in the log — never a stack trace in the response.
+ */
+@Catch()
+export class HttpExceptionFilter implements ExceptionFilter {
+  constructor(@Inject(LOGGER) private readonly logger: Logger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const req = ctx.getRequest<Request>();
+    const res = ctx.getResponse<Response>();
+    const { status, body } = this.toBody(exception, req);
+    if (res.headersSent) return;
+    res.status(status).json(body);
+  }
+
+  toBody(exception: unknown, req: Request): { status: number; body: ErrorBody } {
+    const base = { timestamp: new Date().toISOString(), path: req.originalUrl?.split('?')[0] ?? req.url };
+    if (exception instanceof DomainError) {
+      const status = STATUS_BY_CODE[exception.code] ?? 400;
+      if (status >= 500) return this.internal(exception, req, base, status, exception.code);
+      return { status, body: { code: exception.code, message: exception.message, details: exception.details, validationErrors: exception.validationErrors, ...base } };
+    }
+    const parserError = exception as BodyParserError;
+    if (parserError && typeof parserError === 'object' && typeof parserError.type === 'string') {
+      if (parserError.type === 'entity.too.large') {
+        return { status: 413, body: { code: ErrorCode.PayloadTooLarge, message: `The request body is larger than the limit of ${parserError.limit ?? '?'} bytes.`, ...base } };
+      }
+      if (parserError.type === 'entity.parse.failed') {
+        return { status: 400, body: { code: ErrorCode.ValidationError, message: 'The request body is not valid JSON.', details: { parser: parserError.message }, validationErrors: { body: ['must be valid JSON'] }, ...base } };
+      }
+      if (parserError.status && parserError.status < 500) {
+        return { status: parserError.status, body: { code: CODE_BY_STATUS[parserError.status] ?? ErrorCode.BadRequest, message: parserError.message, ...base } };
+      }
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      if (status >= 500) return this.internal(exception, req, base, status, status === 503 ? ErrorCode.ServiceUnavailable : ErrorCode.InternalError);
+      const response = exception.getResponse();
+      const payload = typeof response === 'object' && response !== null ? (response as Record<string, unknown>) : {};
+      const message = typeof payload.message === 'string' ? payload.message : Array.isArray(payload.message) ? (payload.message as string[]).join('; ') : exception.message;
+      const code = (typeof payload.code === 'string' ? payload.code : undefined) ?? CODE_BY_STATUS[status] ?? ErrorCode.BadRequest;
+      return { status, body: { code, message, details: payload.details, validationErrors: payload.validationErrors as ErrorBody['validationErrors'], ...base } };
+    }
+    return this.internal(exception, req, base, 500, ErrorCode.InternalError);
+  }
+
+  private internal(exception: unknown, req: Request, base: { timestamp: string; path: string }, status: number, code: ErrorCode) {
+    const errorId = randomUUID();
+    const err = exception instanceof Error ? exception : new Error(String(exception));
+    this.logger.log({ level: 'error', message: `Unhandled error ${errorId} on ${req.method} ${base.path}: ${err.message}`, errorId, error: err });
+    const message = status === 503 && exception instanceof Error ? exception.message : `An internal error occurred. Quote error id ${errorId} when reporting it.`;
+    return { status, body: { code, message, errorId, ...base } };
+  }
+}

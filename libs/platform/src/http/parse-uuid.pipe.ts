@@ -1,0 +1,28 @@
+import { Injectable, PipeTransform, ArgumentMetadata } from '@nestjs/common';
+import { DomainError } from '@meridian/domain';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A path id that must be a UUID: anything else is a 400 VALIDATION_ERROR, never a database error. */
+@Injectable()
+export class UuidPipe implements PipeTransform<string, string> {
+  transform(value: string, metadata: ArgumentMetadata): string {
+    if (typeof value !== 'string' || !UUID.test(value)) {
+      const field = metadata.data ?? 'id';
+      throw DomainError.validation(field, `${field} must be a UUID (got "${String(value).slice(0, 64)}").`);
+    }
+    return value.toLowerCase();
+  }
+}
+
+/** A path id that must be a positive integer. */
+@Injectable()
+export class IntIdPipe implements PipeTransform<string, number> {
+  transform(value: string, metadata: ArgumentMetadata): number {
+    const field = metadata.data ?? 'id';
+    if (typeof value !== 'string' || !/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > 2_147_483_647) {
+      throw DomainError.validation(field, `${field} must be a positive integer (got "${String(value).slice(0, 64)}").`);
+    }
+    return Number(value);
+  }
+}
