@@ -33,16 +33,16 @@ export async function createWebApp(config: AppConfig, logger: Logger): Promise<I
   });
   app.use(jsonContentTypeMiddleware);
   app.use(express.json({ limit: config.bodyLimit, strict: true, type: ['application/json', 'application/*+json'] }));
-  app.useGlobalPipes(createValidationPipe());
-  setupOpenApi(app, config.version);
-  await app.init();
-  // Errors raised by express middleware (body parser, content type) never reach Nest's filters.
+  // Answer body-parser and content-type failures here, with their real cause: past this point Nest
+  // would turn them into generic exceptions.
   const filter = new HttpExceptionFilter(logger);
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
     const { status, body } = filter.toBody(err, req);
-    const typed = err as { status?: number };
-    res.status(typed?.status === 415 ? 415 : status).json(body);
+    res.status((err as { status?: number })?.status === 415 ? 415 : status).json(body);
   });
+  app.useGlobalPipes(createValidationPipe());
+  setupOpenApi(app, config.version);
+  await app.init();
   return app;
 }

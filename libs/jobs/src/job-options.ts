@@ -12,12 +12,12 @@ const retention = { removeOnComplete: { age: 86_400, count: 10_000 }, removeOnFa
 /** Attempts, backoff, ids and retention of every job, in one place (STYLE.md §6). */
 export const JOB_DEFINITIONS: { [N in JobName]: JobDefinition<N> } = {
   [JobName.Noop]: {
-    jobId: (p) => `noop:${p.probeId}`,
+    jobId: (p) => `noop-${p.probeId}`,
     options: { attempts: 3, backoff: { type: 'exponential', delay: 500 }, ...retention },
   },
   [JobName.RunProfile]: {
     // A run is claimed in the database; a redelivery after a worker crash finds it claimed and stops.
-    jobId: (p) => `run-profile:${p.activityId}`,
+    jobId: (p) => `run-profile-${p.activityId}`,
     options: { attempts: 1, ...retention },
   },
 };

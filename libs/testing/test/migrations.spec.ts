@@ -1,7 +1,7 @@
-import { createTestDatabase, TestDatabase } from '@meridian/testing';
+import { dataSourceOptions, pendingMigrations, runMigrations } from '@meridian/persistence';
 import { BUILT_IN_GROUP_ATTRIBUTES, BUILT_IN_USER_ATTRIBUTES } from '@meridian/domain';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions, pendingMigrations, runMigrations } from '../src';
+import { createTestDatabase, TestDatabase } from '../src';
 
 describe('migrations', () => {
   let db: TestDatabase;

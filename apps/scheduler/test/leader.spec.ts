@@ -1,0 +1,58 @@
+import { createServiceLogger, loadConfig } from '@meridian/platform';
+import { createTestDatabase, createTestEnvironment, TestDatabase, TestEnvironment, waitFor } from '@meridian/testing';
+import { Client } from 'pg';
+import { LeaderService } from '../src/leader.service';
+
+describe('LeaderService', () => {
+  let db: TestDatabase;
+  let env: TestEnvironment;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('leader', false);
+    env = createTestEnvironment(db.url);
+  });
+
+  afterAll(async () => {
+    await env?.cleanup();
+    await db?.drop();
+  });
+
+  function replica(): LeaderService {
+    const config = loadConfig('scheduler', env.env);
+    const service = new LeaderService(config, createServiceLogger({ service: 'scheduler', logDir: env.logDir, level: 'Error', console: false }));
+    service.intervalMs = 50;
+    return service;
+  }
+
+  it('elects exactly one leader and hands over when it goes away', async () => {
+    const a = replica();
+    const b = replica();
+    a.onApplicationBootstrap();
+    b.onApplicationBootstrap();
+    const first = await waitFor(async () => (a.isLeader ? a : b.isLeader ? b : null));
+    const second = first === a ? b : a;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(a.isLeader && b.isLeader).toBe(false);
+    expect(second.isLeader).toBe(false);
+
+    await first.onModuleDestroy();
+    await waitFor(async () => second.isLeader);
+    await second.onModuleDestroy();
+  });
+
+  it('loses leadership when its connection is killed and wins it back', async () => {
+    const a = replica();
+    const changes: boolean[] = [];
+    a.onChange((leader) => changes.push(leader));
+    a.onApplicationBootstrap();
+    await waitFor(async () => a.isLeader);
+    const admin = new Client({ connectionString: db.url });
+    await admin.connect();
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'meridian-scheduler-leader' AND datname = $1`, [db.name]);
+    await admin.end();
+    await waitFor(async () => changes.includes(false));
+    await waitFor(async () => a.isLeader);
+    expect(changes).toEqual([true, false, true]);
+    await a.onModuleDestroy();
+  });
+});

@@ -1,0 +1,24 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ApplicationModule } from '@meridian/application';
+import { AppConfig, Logger, PlatformModule } from '@meridian/platform';
+import { JOB_HANDLERS } from './handlers/job-handler';
+import { NoopHandler } from './handlers/noop.handler';
+import { RunProfileHandler } from './handlers/run-profile.handler';
+import { JobsProcessor } from './jobs.processor';
+
+const HANDLERS = [NoopHandler, RunProfileHandler];
+
+@Module({})
+export class WorkerModule {
+  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
+    return {
+      module: WorkerModule,
+      imports: [PlatformModule.forRoot(config, logger), ApplicationModule.forRoot(config)],
+      providers: [
+        ...HANDLERS,
+        { provide: JOB_HANDLERS, useFactory: (...handlers: unknown[]) => handlers, inject: HANDLERS },
+        JobsProcessor,
+      ],
+    };
+  }
+}
