@@ -17,10 +17,12 @@ export class UuidPipe implements PipeTransform<string, string> {
 
 /** A path id that must be a positive integer. */
 @Injectable()
-export class IntIdPipe implements PipeTransform<string, number> {
-  transform(value: string, metadata: ArgumentMetadata): number {
+export class IntIdPipe implements PipeTransform<string | number, number> {
+  transform(value: string | number, metadata: ArgumentMetadata): number {
     const field = metadata.data ?? 'id';
-    if (typeof value !== 'string' || !/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > 2_147_483_647) {
+    // The global ValidationPipe may already have turned the text into a number (NaN for "abc").
+    const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : value;
+    if (typeof text !== 'string' || !/^\d{1,10}$/.test(text) || Number(text) < 1 || Number(text) > 2_147_483_647) {
       throw DomainError.validation(field, `${field} must be a positive integer (got "${String(value).slice(0, 64)}").`);
     }
     return Number(value);
