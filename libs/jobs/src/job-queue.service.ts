@@ -7,7 +7,22 @@ import { JobName, JobPayloads, MERIDIAN_QUEUE } from './job-names';
 /** The enqueue API: typed payloads, deterministic job ids, central options. */
 @Injectable()
 export class JobQueue {
-  constructor(@InjectQueue(MERIDIAN_QUEUE) private readonly queue: Queue) {}
+  private lastErrorAt = 0;
+  private readonly errorListeners: Array<(error: Error) => void> = [];
+
+  constructor(@InjectQueue(MERIDIAN_QUEUE) private readonly queue: Queue) {
+    // Connection errors are reported to listeners at most every 30 s instead of to the console.
+    this.queue.on('error', (error: Error) => {
+      if (Date.now() - this.lastErrorAt < 30_000) return;
+      this.lastErrorAt = Date.now();
+      for (const listener of this.errorListeners) listener(error);
+    });
+  }
+
+  /** Subscribes to queue connection errors (throttled). */
+  onError(listener: (error: Error) => void): void {
+    this.errorListeners.push(listener);
+  }
 
   async enqueue<N extends JobName>(name: N, payload: JobPayloads[N]): Promise<string> {
     const def = JOB_DEFINITIONS[name];
