@@ -1,0 +1,17 @@
+// Public API of the expression language of attribute mappings (DOMAIN.md §4, docs/expressions.md).
+export { ExpressionError, ExpressionErrorCode } from './expression-error';
+export type { ExpressionErrorDetails, ExpressionErrorPhase, SourcePosition } from './expression-error';
+export { EXPRESSION_LIMITS } from './expression-limits';
+export type { ExpressionLimits } from './expression-limits';
+export { formatExpressionValue } from './expression-value';
+export type { ExpressionItem, ExpressionTypeName, ExpressionValue } from './expression-value';
+export { AttributeValues } from './expression-context';
+export type { AttributeLookup, AttributeSource, ExpressionContext } from './expression-context';
+export { compileExpression, compileExpressionOrThrow } from './expression-compiler';
+export type { AttributeReference, AttributeSourceName, CompiledExpression, CompileResult, EvaluateOptions, ExpressionInputs } from './expression-compiler';
+export { ExpressionCache } from './expression-cache';
+export { expressionValidationError, findUnknownAttributes, requireValidExpression } from './expression-validation';
+export type { KnownAttributes } from './expression-validation';
+export { listExpressionFunctions } from './expression-functions';
+export type { ExpressionFunctionCategory, ExpressionFunctionExample, ExpressionFunctionInfo, ExpressionFunctionParameter } from './expression-functions';
+export { renderExpressionDocs } from './expression-docs';
