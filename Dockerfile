@@ -25,7 +25,7 @@ RUN npm i -g pnpm@10.34.9
 WORKDIR /src
 
 # Download the locked packages into the store first: this layer stays cached until the lockfile changes.
-COPY pnpm-lock.yaml pnpm-workspace.yaml .npmrc package.json ./
+COPY pnpm-lock.yaml pnpm-workspace.yaml package.json ./
 RUN pnpm fetch --frozen-lockfile
 
 COPY . .
@@ -36,7 +36,7 @@ RUN pnpm exec nx run-many -t build
 # (@meridian/*) are linked relative to /out, so their dist folders are copied in next to them.
 RUN set -eux; \
     mkdir -p /out; \
-    cp package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc /out/; \
+    cp package.json pnpm-lock.yaml pnpm-workspace.yaml /out/; \
     for manifest in $(find apps libs tools -mindepth 2 -maxdepth 2 -name package.json); do \
       mkdir -p "/out/$(dirname "$manifest")"; \
       cp "$manifest" "/out/$manifest"; \

@@ -78,7 +78,7 @@ describe('Dockerfile', () => {
         expect({ source, exists: existsSync(repoPath(source)) }).toEqual({ source, exists: true });
       }
     }
-    expect(all(build, 'COPY').map((c) => c.args)).toContain('pnpm-lock.yaml pnpm-workspace.yaml .npmrc package.json ./');
+    expect(all(build, 'COPY').map((c) => c.args)).toContain('pnpm-lock.yaml pnpm-workspace.yaml package.json ./');
   });
 
   it('puts every entry point and the scripts into the runtime copy', () => {
@@ -154,7 +154,7 @@ describe('.dockerignore', () => {
   });
 
   it('keeps everything the build needs', () => {
-    const needed = ['package.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', '.npmrc', 'nx.json', 'tsconfig.base.json',
+    const needed = ['package.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', 'nx.json', 'tsconfig.base.json',
       'apps/web/package.json', 'apps/web/src/main.ts', 'libs/persistence/src/index.ts', 'tools/migrate.js',
       'docker/entrypoint.sh', 'docker/healthcheck.js', 'apps/web/tsconfig.build.json'];
     for (const p of needed) expect({ p, ignored: dockerignored(p, patterns) }).toEqual({ p, ignored: false });
