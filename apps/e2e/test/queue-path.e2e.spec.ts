@@ -36,8 +36,10 @@ describe('web → Redis → worker → PostgreSQL (real processes)', () => {
     await db?.drop();
   });
 
-  const api = (path: string, init: RequestInit = {}) =>
-    fetch(`${base}${path}`, { ...init, headers: { 'X-Api-Key': env.bootstrapKey, ...(init.headers ?? {}) } });
+  const api = async (path: string, init: RequestInit = {}) => {
+    const res = await fetch(`${base}${path}`, { ...init, headers: { 'X-Api-Key': env.bootstrapKey, ...(init.headers ?? {}) } });
+    return { status: res.status, json: async (): Promise<any> => res.json() };
+  };
 
   it('a queue probe posted to web is processed by the worker process and recorded in the database', async () => {
     const started = await api('/api/v1/system/queue-probes', { method: 'POST' });

@@ -1,3 +1,4 @@
+import rootPackage from '../../../package.json';
 import { RouteCatalog } from '../src/http/route-catalog';
 import { startWebApp, WebHarness } from './harness';
 
@@ -13,7 +14,7 @@ describe('OpenAPI document and reference', () => {
 
   it('is an OpenAPI 3 document with both credential schemes and the error body', () => {
     expect(doc.openapi).toMatch(/^3\./);
-    expect(doc.info).toMatchObject({ title: 'Meridian API', version: require('../../../package.json').version });
+    expect(doc.info).toMatchObject({ title: 'Meridian API', version: rootPackage.version });
     expect(doc.components.securitySchemes['api-key']).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Api-Key' });
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(Object.keys(doc.components.schemas.ErrorBodyDto.properties).sort()).toEqual(['code', 'details', 'errorId', 'message', 'path', 'timestamp', 'validationErrors']);

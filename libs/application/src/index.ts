@@ -10,3 +10,5 @@ export * from './health/readiness.service';
 export * from './probes/queue-probes.service';
 export * from './roles/roles.service';
 export * from './metaverse/metaverse-objects.writer';
+export * from './logs/log-reader.service';
+export * from './settings/log-level.follower';

@@ -14,3 +14,4 @@ export * from './http/parse-uuid.pipe';
 export * from './http/request-context.middleware';
 export * from './pagination/pagination';
 export * from './platform.module';
+export * from './crypto/secret-box';

@@ -25,17 +25,47 @@ export function levelKey(name: string): string {
 const SECRET_KEY = /pass(word)?|secret|token|api[-_]?key|authori[sz]ation|cookie|credential|private[-_]?key/i;
 const SECRET_VALUE = /\bmer_[A-Za-z0-9_-]{16,}|\bBearer\s+[A-Za-z0-9._~+/-]+=*/g;
 
-/** Replaces secret-looking properties and inline credentials so they never reach a log file. */
+const MAX_DEPTH = 6;
+
+/**
+ * Replaces secret-looking properties and inline credentials so they never reach a log file. The result is
+ * always JSON-serialisable: nesting deeper than MAX_DEPTH (which also cuts reference cycles) becomes
+ * '[truncated]', bigints become strings, and objects with toJSON (Date, Buffer…) are serialised first.
+ */
 export function redact(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return value.replace(SECRET_VALUE, '[redacted]');
-  if (value === null || typeof value !== 'object' || depth > 6) return value;
-  if (value instanceof Error) return value;
+  if (typeof value === 'bigint') return value.toString();
+  if (value === null || typeof value !== 'object') return value;
+  if (value instanceof Error) return depth === 0 ? value : { name: value.name, message: redact(value.message) };
+  if (depth > MAX_DEPTH) return '[truncated]';
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return redact((value as { toJSON(): unknown }).toJSON(), depth + 1);
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
     out[k] = SECRET_KEY.test(k) ? '[redacted]' : redact(v, depth + 1);
   }
   return out;
+}
+
+/** A log call must never throw into the caller: properties that cannot be made serialisable are replaced. */
+function safeProperties(properties: Record<string, unknown>): unknown {
+  try {
+    const out = redact(properties);
+    JSON.stringify(out);
+    return out;
+  } catch (e) {
+    return { propertiesError: `properties could not be serialised: ${(e as Error).message}` };
+  }
+}
+
+function messageText(message: unknown): string {
+  if (typeof message === 'string') return message;
+  if (message === undefined || message === null) return '';
+  try {
+    return JSON.stringify(redact(message)) ?? String(message);
+  } catch {
+    return String(message);
+  }
 }
 
 const RESERVED = new Set(['level', 'message', 'timestamp', 'service', 'correlationId', 'exception', 'stack', 'levelShort', 'properties']);
@@ -47,23 +77,32 @@ const meridianFormat = winston.format((info) => {
   for (const key of Object.keys(info)) {
     if (!RESERVED.has(key) && typeof key === 'string') properties[key] = info[key];
   }
-  let exception: string | undefined = typeof info.exception === 'string' ? info.exception : undefined;
-  const err = (info.error ?? info.err) as unknown;
-  if (!exception && err instanceof Error) exception = err.stack ?? err.message;
+  let exception: string | undefined = typeof info.exception === 'string' ? info.exception
+    : info.exception instanceof Error ? info.exception.stack ?? info.exception.message : undefined;
+  // An `error`/`err` property becomes the exception when it is an Error or a plain message; anything else
+  // (an error code object…) stays a property rather than vanishing.
+  for (const key of ['error', 'err'] as const) {
+    const err = info[key] as unknown;
+    if (err instanceof Error) {
+      exception ??= err.stack ?? err.message;
+      delete properties[key];
+    } else if (typeof err === 'string') {
+      exception ??= err;
+      delete properties[key];
+    }
+  }
   if (!exception && typeof info.stack === 'string') exception = info.stack;
-  delete properties.error;
-  delete properties.err;
   const entry: Record<string, unknown> = {
     timestamp: new Date().toISOString(),
     level: level.name,
     levelShort: level.short,
     service: info.service,
-    message: redact(typeof info.message === 'string' ? info.message : JSON.stringify(info.message)),
+    message: redact(messageText(info.message)),
   };
   const correlationId = (info.correlationId as string | undefined) ?? currentCorrelationId();
   if (correlationId) entry.correlationId = correlationId;
   if (exception) entry.exception = redact(exception);
-  if (Object.keys(properties).length) entry.properties = redact(properties);
+  if (Object.keys(properties).length) entry.properties = safeProperties(properties);
   // Replace the info object's enumerable fields with the entry (winston serialises `info`).
   for (const key of Object.keys(info)) delete (info as Record<string, unknown>)[key];
   Object.assign(info, entry, { level: level.key });
@@ -148,13 +187,31 @@ export class NestWinstonLogger implements LoggerService {
   fatal(message: unknown, context?: string): void { this.write('fatal', message, context); }
 }
 
-/** Waits until every transport has flushed (used before a process exits). */
+/**
+ * Waits until every transport has flushed (used before a process exits). The logger's own 'finish' comes
+ * as soon as the transports have accepted the last entry, while the rotating file stream may still hold it
+ * in memory; so the file streams are ended and awaited as well.
+ */
 export async function closeLogger(logger: winston.Logger): Promise<void> {
-  await new Promise<void>((resolve) => {
-    logger.on('finish', () => resolve());
-    logger.end();
-    setTimeout(resolve, 2000).unref();
+  const fileStreams = logger.transports
+    .map((t) => (t as { logStream?: { end?: (cb: () => void) => void } }).logStream)
+    .filter((s): s is { end: (cb: () => void) => void } => typeof s?.end === 'function');
+  const within = (ms: number, work: (done: () => void) => void) => new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    work(() => { clearTimeout(timer); resolve(); });
   });
+  await within(2000, (done) => {
+    logger.on('finish', done);
+    logger.end();
+  });
+  await Promise.all(fileStreams.map((s) => within(5000, (done) => {
+    try {
+      s.end(done);
+    } catch {
+      done();
+    }
+  })));
 }
 
 export const LOGGER = Symbol('LOGGER');
