@@ -1,0 +1,4 @@
+export * from './connector.contract';
+export * from './connector-settings';
+export * from './connector-registry';
+export * from './builtin-connectors';
