@@ -14,6 +14,10 @@ import { MetaverseModule } from './modules/metaverse/metaverse.module';
 import { RolesModule } from './modules/roles/roles.module';
 import { ServiceSettingsModule } from './modules/settings/service-settings.module';
 import { SystemModule } from './modules/system/system.module';
+import { CertificatesModule } from './modules/certificates/certificates.module';
+import { ConnectedSystemsModule } from './modules/connected-systems/connected-systems.module';
+import { ConnectorsModule } from './modules/connectors/connectors.module';
+import { SyncRulesModule } from './modules/sync-rules/sync-rules.module';
 
 /** Makes MERIDIAN_BOOTSTRAP_API_KEY's Administrator key exist (or go away when the variable is unset). */
 @Injectable()
@@ -52,6 +56,10 @@ export class AppModule {
         MetaverseModule,
         SystemModule,
         LogsModule,
+        ConnectorsModule,
+        ConnectedSystemsModule,
+        SyncRulesModule,
+        CertificatesModule,
       ],
       providers: [
         RouteCatalog,

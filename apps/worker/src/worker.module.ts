@@ -2,11 +2,12 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ApplicationModule } from '@meridian/application';
 import { AppConfig, Logger, PlatformModule } from '@meridian/platform';
 import { JOB_HANDLERS } from './handlers/job-handler';
+import { ConnectedSystemDeletionHandler } from './handlers/connected-system-deletion.handler';
 import { NoopHandler } from './handlers/noop.handler';
 import { RunProfileHandler } from './handlers/run-profile.handler';
 import { JobsProcessor } from './jobs.processor';
 
-const HANDLERS = [NoopHandler, RunProfileHandler];
+const HANDLERS = [NoopHandler, RunProfileHandler, ConnectedSystemDeletionHandler];
 
 @Module({})
 export class WorkerModule {

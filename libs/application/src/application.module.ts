@@ -2,19 +2,24 @@ import { DynamicModule, Inject, Injectable, Module, OnModuleInit } from '@nestjs
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { JobQueue, JobsModule } from '@meridian/jobs';
 import { dataSourceOptions } from '@meridian/persistence';
-import { AppConfig, Logger, LOGGER, PrincipalResolver, RateLimitPolicy } from '@meridian/platform';
+import { builtInConnectors, ConnectorRegistry } from '@meridian/connectors';
+import { AppConfig, Logger, LOGGER, PrincipalResolver, RateLimitPolicy, SecretBox } from '@meridian/platform';
+import { CERTIFICATES_PROVIDERS } from './certificates';
+import { CONNECTED_SYSTEMS_PROVIDERS } from './connected-systems';
+import { METAVERSE_PROVIDERS } from './metaverse';
+import { SYNC_RULES_PROVIDERS } from './sync-rules';
 import { ActivitiesService } from './activities/activities.service';
 import { ApiKeysService } from './api-keys/api-keys.service';
 import { DatabasePrincipalResolver } from './auth/principal-resolver.service';
 import { ReadinessService } from './health/readiness.service';
 import { LogReaderService } from './logs/log-reader.service';
-import { MetaverseObjectsWriter } from './metaverse/metaverse-objects.writer';
 import { QueueProbesService } from './probes/queue-probes.service';
 import { RolesService } from './roles/roles.service';
 import { LogLevelFollower } from './settings/log-level.follower';
 import { SettingsService } from './settings/settings.service';
 
-const SERVICES = [ActivitiesService, ApiKeysService, SettingsService, ReadinessService, QueueProbesService, RolesService, MetaverseObjectsWriter, LogReaderService];
+const SERVICES = [ActivitiesService, ApiKeysService, SettingsService, ReadinessService, QueueProbesService, RolesService, LogReaderService];
+const AREAS = [...METAVERSE_PROVIDERS, ...CONNECTED_SYSTEMS_PROVIDERS, ...SYNC_RULES_PROVIDERS, ...CERTIFICATES_PROVIDERS];
 
 /** Writes Redis connection problems to the service log (throttled by the queue). */
 @Injectable()
@@ -39,13 +44,16 @@ export class ApplicationModule {
       ],
       providers: [
         ...SERVICES,
+        ...AREAS,
+        SecretBox,
+        { provide: ConnectorRegistry, useFactory: () => new ConnectorRegistry(builtInConnectors()) },
         DatabasePrincipalResolver,
         QueueErrorLogger,
         LogLevelFollower,
         { provide: PrincipalResolver, useExisting: DatabasePrincipalResolver },
         { provide: RateLimitPolicy, useExisting: SettingsService },
       ],
-      exports: [...SERVICES, PrincipalResolver, RateLimitPolicy, LogLevelFollower],
+      exports: [...SERVICES, ...AREAS, SecretBox, ConnectorRegistry, PrincipalResolver, RateLimitPolicy, LogLevelFollower],
     };
   }
 }

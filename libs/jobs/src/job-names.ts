@@ -7,11 +7,14 @@ export enum JobName {
   Noop = 'noop',
   /** Executes a run-profile activity (import, synchronisation, export). */
   RunProfile = 'run-profile',
+  /** Deletes a large connected system and everything under it in batches. */
+  DeleteConnectedSystem = 'delete-connected-system',
 }
 
 export interface JobPayloads {
   [JobName.Noop]: { probeId: string };
   [JobName.RunProfile]: { activityId: string };
+  [JobName.DeleteConnectedSystem]: { activityId: string };
 }
 
 export type JobPayload<N extends JobName> = JobPayloads[N];

@@ -20,4 +20,9 @@ export const JOB_DEFINITIONS: { [N in JobName]: JobDefinition<N> } = {
     jobId: (p) => `run-profile-${p.activityId}`,
     options: { attempts: 1, ...retention },
   },
+  [JobName.DeleteConnectedSystem]: {
+    jobId: (p) => `delete-connected-system-${p.activityId}`,
+    // Deletion works in batches and is safe to resume, so a retry after a crash completes it.
+    options: { attempts: 5, backoff: { type: 'exponential', delay: 2000 }, ...retention },
+  },
 };

@@ -8,6 +8,12 @@ import { QueueProbeEntity } from './entities/queue-probe.entity';
 import { RoleEntity, RoleMemberEntity } from './entities/role.entity';
 import { ServiceSettingEntity } from './entities/service-setting.entity';
 import { Init1763800000000 } from './migrations/1763800000000-init';
+import { ConfigurationModel1763900000000 } from './migrations/1763900000000-configuration-model';
+import { TrustedCertificateEntity } from './entities/certificate.entity';
+import {
+  ConnectedSystemAttributeEntity, ConnectedSystemEntity, ConnectedSystemObjectEntity, ConnectedSystemObjectTypeEntity, RunProfileEntity,
+} from './entities/connected-system.entity';
+import { SyncRuleEntity, SyncRuleMappingEntity, SyncRuleMappingSourceEntity, SyncRuleMatchingRuleEntity } from './entities/sync-rule.entity';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
 /** Every entity, as classes (not globs) so the same options work from dist, the CLI and jest. */
@@ -15,10 +21,12 @@ export const ENTITIES = [
   ApiKeyEntity, RoleEntity, RoleMemberEntity, ServiceSettingEntity, ActivityEntity, ActivityExecutionItemEntity,
   MetaverseObjectTypeEntity, MetaverseAttributeEntity, MetaverseObjectTypeAttributeEntity, MetaverseObjectEntity,
   MetaverseObjectLookupEntity, QueueProbeEntity,
+  ConnectedSystemEntity, ConnectedSystemObjectTypeEntity, ConnectedSystemAttributeEntity, RunProfileEntity, ConnectedSystemObjectEntity,
+  SyncRuleEntity, SyncRuleMappingEntity, SyncRuleMappingSourceEntity, SyncRuleMatchingRuleEntity, TrustedCertificateEntity,
 ];
 
 /** Migrations in order. Never `synchronize`. */
-export const MIGRATIONS = [Init1763800000000];
+export const MIGRATIONS = [Init1763800000000, ConfigurationModel1763900000000];
 
 export function dataSourceOptions(databaseUrl: string, applicationName = 'meridian', poolSize = 10): DataSourceOptions {
   return {

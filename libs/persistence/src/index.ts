@@ -5,5 +5,8 @@ export * from './entities/service-setting.entity';
 export * from './entities/activity.entity';
 export * from './entities/metaverse.entity';
 export * from './entities/queue-probe.entity';
+export * from './entities/connected-system.entity';
+export * from './entities/sync-rule.entity';
+export * from './entities/certificate.entity';
 export * from './data-source.options';
 export * from './database';

@@ -59,6 +59,10 @@ export class MetaverseAttributeEntity {
   @Column({ type: 'boolean', default: false })
   isBuiltIn: boolean;
 
+  /** Values are kept in metaverse_object_lookup, so filters and matching on it use an index. */
+  @Column({ type: 'boolean', default: false })
+  isIndexed: boolean;
+
   @Column({ type: 'timestamptz', default: () => 'now()' })
   created: Date;
 

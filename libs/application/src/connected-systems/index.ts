@@ -1,0 +1,1 @@
+export * from './connected-systems.providers';

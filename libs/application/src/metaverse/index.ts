@@ -1,0 +1,2 @@
+export * from './metaverse.providers';
+export * from './metaverse-objects.writer';
