@@ -150,6 +150,11 @@ export interface Connector {
   readonly description: string;
   readonly capabilities: ConnectorCapabilities;
   readonly settings: readonly ConnectorSettingDefinition[];
+  /**
+   * What this connector can do with these settings (e.g. a file connector in Import mode cannot export).
+   * Defaults to `capabilities` when absent.
+   */
+  effectiveCapabilities?(settings: ConnectorContext['settings']): ConnectorCapabilities;
   /** Checks that the system can be reached with these settings. */
   testConnection(ctx: ConnectorContext): Promise<TestConnectionResult>;
   /** Reads the object types and attributes the system holds. */
