@@ -8,6 +8,30 @@ import { readFileSync } from 'node:fs';
 import { AppModule } from './app.module';
 import { setupOpenApi } from './http/openapi';
 
+/**
+ * Requests Node rejects before Express sees them (oversized headers, broken HTTP) still get the error
+ * body instead of an empty response.
+ */
+function answerMalformedRequests(app: INestApplication): void {
+  const server = app.getHttpServer() as import('node:http').Server;
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: import('node:stream').Duplex) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const status = tooLarge ? 431 : 400;
+    const body = JSON.stringify({
+      code: 'BAD_REQUEST',
+      message: tooLarge ? 'The request headers are too large.' : 'The request is not valid HTTP.',
+      timestamp: new Date().toISOString(),
+      path: '',
+    });
+    socket.end(`HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\n`
+      + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
+}
+
 /** Builds the web application (used by main.ts and by the tests), initialised but not listening. */
 export async function createWebApp(config: AppConfig, logger: Logger): Promise<INestApplication> {
   const httpsOptions = config.tls ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) } : undefined;
@@ -44,5 +68,6 @@ export async function createWebApp(config: AppConfig, logger: Logger): Promise<I
   app.useGlobalPipes(createValidationPipe());
   setupOpenApi(app, config.version);
   await app.init();
+  answerMalformedRequests(app);
   return app;
 }

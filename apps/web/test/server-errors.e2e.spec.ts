@@ -1,5 +1,6 @@
 import { waitFor } from '@meridian/testing';
 import { readdirSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { startWebApp, WebHarness } from './harness';
@@ -36,6 +37,25 @@ describe('unexpected server errors', () => {
     expect(line).toMatchObject({ level: 'Error', levelShort: 'ERR', service: 'web' });
     expect(line.exception).toMatch(/queue_probe/);
     expect(line.correlationId).toBe(res.headers['x-correlation-id']);
+  });
+
+  it('answers oversized headers and broken HTTP with the error body', async () => {
+    const server = h.app.getHttpServer();
+    if (!server.listening) await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const { port } = server.address() as { port: number };
+    const raw = (payload: string) => new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.end(payload));
+      let data = '';
+      socket.on('data', (d) => { data += String(d); });
+      socket.on('end', () => resolve(data));
+      socket.on('error', reject);
+    });
+    const big = await raw(`GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(big).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(big.split('\r\n\r\n')[1])).toMatchObject({ code: 'BAD_REQUEST', message: 'The request headers are too large.' });
+    const broken = await raw('NONSENSE\r\n\r\n');
+    expect(broken).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(broken.split('\r\n\r\n')[1]).code).toBe('BAD_REQUEST');
   });
 
   it('never writes the API key secret to the log', async () => {

@@ -169,7 +169,11 @@ export class ApiKeysService {
         else out.expiresAt = d;
       }
     }
-    if (input.isEnabled !== undefined) out.isEnabled = input.isEnabled;
+    if (input.isEnabled !== undefined) {
+      // The DTO lets null through (@IsOptional); the column is NOT NULL, so refuse it here rather than fail on save.
+      if (typeof input.isEnabled !== 'boolean') errors.add('isEnabled', 'isEnabled must be true or false.');
+      else out.isEnabled = input.isEnabled;
+    }
     errors.throwIfAny();
     return out;
   }
