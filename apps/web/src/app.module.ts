@@ -18,6 +18,8 @@ import { CertificatesModule } from './modules/certificates/certificates.module';
 import { ConnectedSystemsModule } from './modules/connected-systems/connected-systems.module';
 import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { SyncRulesModule } from './modules/sync-rules/sync-rules.module';
+import { ScheduleExecutionsModule } from './modules/schedule-executions/schedule-executions.module';
+import { SchedulesModule } from './modules/schedules/schedules.module';
 
 /** Makes MERIDIAN_BOOTSTRAP_API_KEY's Administrator key exist (or go away when the variable is unset). */
 @Injectable()
@@ -60,6 +62,8 @@ export class AppModule {
         ConnectedSystemsModule,
         SyncRulesModule,
         CertificatesModule,
+        SchedulesModule,
+        ScheduleExecutionsModule,
       ],
       providers: [
         RouteCatalog,

@@ -7,6 +7,7 @@ import { AppConfig, Logger, LOGGER, PrincipalResolver, RateLimitPolicy, SecretBo
 import { CERTIFICATES_PROVIDERS } from './certificates';
 import { CONNECTED_SYSTEMS_PROVIDERS } from './connected-systems';
 import { METAVERSE_PROVIDERS } from './metaverse';
+import { SCHEDULES_PROVIDERS } from './schedules';
 import { SYNC_RULES_PROVIDERS } from './sync-rules';
 import { ActivitiesService } from './activities/activities.service';
 import { ApiKeysService } from './api-keys/api-keys.service';
@@ -19,7 +20,7 @@ import { LogLevelFollower } from './settings/log-level.follower';
 import { SettingsService } from './settings/settings.service';
 
 const SERVICES = [ActivitiesService, ApiKeysService, SettingsService, ReadinessService, QueueProbesService, RolesService, LogReaderService];
-const AREAS = [...METAVERSE_PROVIDERS, ...CONNECTED_SYSTEMS_PROVIDERS, ...SYNC_RULES_PROVIDERS, ...CERTIFICATES_PROVIDERS];
+const AREAS = [...METAVERSE_PROVIDERS, ...CONNECTED_SYSTEMS_PROVIDERS, ...SYNC_RULES_PROVIDERS, ...CERTIFICATES_PROVIDERS, ...SCHEDULES_PROVIDERS];
 
 /** Writes Redis connection problems to the service log (throttled by the queue). */
 @Injectable()

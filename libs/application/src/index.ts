@@ -13,5 +13,6 @@ export * from './metaverse';
 export * from './connected-systems';
 export * from './sync-rules';
 export * from './certificates';
+export * from './schedules';
 export * from './logs/log-reader.service';
 export * from './settings/log-level.follower';

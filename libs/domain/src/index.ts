@@ -5,3 +5,6 @@ export * from './settings/service-settings';
 export * from './metaverse/metaverse-schema';
 export * from './auth/roles';
 export * from './expressions';
+export * from './connected-systems';
+export * from './sync-rules';
+export * from './schedules';

@@ -9,6 +9,8 @@ import { RoleEntity, RoleMemberEntity } from './entities/role.entity';
 import { ServiceSettingEntity } from './entities/service-setting.entity';
 import { Init1763800000000 } from './migrations/1763800000000-init';
 import { ConfigurationModel1763900000000 } from './migrations/1763900000000-configuration-model';
+import { Schedules1764000000000 } from './migrations/1764000000000-schedules';
+import { ScheduleEntity, ScheduleExecutionEntity, ScheduleExecutionStepEntity, ScheduleStepEntity } from './entities/schedule.entity';
 import { TrustedCertificateEntity } from './entities/certificate.entity';
 import {
   ConnectedSystemAttributeEntity, ConnectedSystemEntity, ConnectedSystemObjectEntity, ConnectedSystemObjectTypeEntity, RunProfileEntity,
@@ -23,10 +25,11 @@ export const ENTITIES = [
   MetaverseObjectLookupEntity, QueueProbeEntity,
   ConnectedSystemEntity, ConnectedSystemObjectTypeEntity, ConnectedSystemAttributeEntity, RunProfileEntity, ConnectedSystemObjectEntity,
   SyncRuleEntity, SyncRuleMappingEntity, SyncRuleMappingSourceEntity, SyncRuleMatchingRuleEntity, TrustedCertificateEntity,
+  ScheduleEntity, ScheduleStepEntity, ScheduleExecutionEntity, ScheduleExecutionStepEntity,
 ];
 
 /** Migrations in order. Never `synchronize`. */
-export const MIGRATIONS = [Init1763800000000, ConfigurationModel1763900000000];
+export const MIGRATIONS = [Init1763800000000, ConfigurationModel1763900000000, Schedules1764000000000];
 
 export function dataSourceOptions(databaseUrl: string, applicationName = 'meridian', poolSize = 10): DataSourceOptions {
   return {

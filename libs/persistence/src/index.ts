@@ -8,5 +8,7 @@ export * from './entities/queue-probe.entity';
 export * from './entities/connected-system.entity';
 export * from './entities/sync-rule.entity';
 export * from './entities/certificate.entity';
+export * from './entities/schedule.entity';
 export * from './data-source.options';
 export * from './database';
+export * from './bulk';

@@ -1,2 +1,3 @@
 export * from './test-database';
 export * from './test-env';
+export * from './hr-csv';

@@ -1,4 +1,5 @@
 import type { Provider } from '@nestjs/common';
+import { CertificatesService } from './certificates.service';
 
 /** Services of this area, registered by ApplicationModule. */
-export const CERTIFICATES_PROVIDERS: Provider[] = [];
+export const CERTIFICATES_PROVIDERS: Provider[] = [CertificatesService];

@@ -1,1 +1,3 @@
 export * from './certificates.providers';
+export * from './certificates.service';
+export * from './certificate-parser';

@@ -1,104 +1,208 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ActivityOperationType, ActivityTargetType, AttributeDataType, AttributePlurality, BuiltInAttributeNames, DomainError,
-  MetaverseObjectOrigin, ValidationErrorCollector } from '@meridian/domain';
-import { MetaverseAttributeEntity, MetaverseObjectEntity, MetaverseObjectLookupEntity, MetaverseObjectTypeEntity } from '@meridian/persistence';
+import {
+  ActivityOperationType, ActivityTargetType, ADMINISTRATOR_ROLE, AttributeDataType, AttributePlurality, BuiltInAttributeNames, coerceAttributeValue,
+  displayNameFrom, DomainError, MetaverseObjectOrigin, ValidationErrorCollector,
+} from '@meridian/domain';
+import { MetaverseObjectEntity } from '@meridian/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
+import { lockLookupSchemaShared, refreshObjectLookups } from './metaverse-lookups';
+import { MetaverseObjectsQuery, MetaverseObjectDetailView } from './metaverse-objects.query';
 
 type AttributeValues = Record<string, Array<{ v: unknown; s?: number | null }>>;
+interface TypeAttribute { id: number; name: string; type: string; plurality: string }
+interface ObjectTypeRef { id: number; name: string }
 
-const LOOKUP_TYPES = new Set<string>([AttributeDataType.String, AttributeDataType.Text, AttributeDataType.Guid, AttributeDataType.Integer, AttributeDataType.LongNumber]);
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** An ISO 8601 date or date-time (Date() alone would take "1" as the year 2001). */
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
-const INT32 = { min: -2_147_483_648, max: 2_147_483_647 };
 /**
- * The display name is indexed (btree, lower(display_name)) and becomes the activity's target name
+ * The display name is indexed (lower(display_name)) and becomes the activity's target name
  * (varchar 500): longer values would fail in the database rather than as a validation error.
  */
 export const MAX_DISPLAY_NAME_LENGTH = 400;
 
-/** Creates `Internal` metaverse objects (e.g. administrators who sign in with OIDC). */
+/** Body of POST /metaverse/objects: the type by name (`objectType`) or id (`objectTypeId`), and attribute name → value(s). */
+export interface CreateMetaverseObjectInput {
+  objectType?: unknown;
+  objectTypeId?: unknown;
+  attributes?: unknown;
+}
+
+const isEmpty = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.every((x) => x === null || x === undefined || x === ''));
+
+/**
+ * Creates, updates and deletes `Internal` metaverse objects (e.g. administrators who sign in with
+ * OIDC). Projected objects belong to synchronisation. Lookup rows of indexed attributes are rewritten
+ * from the stored values in the same transaction.
+ */
 @Injectable()
 export class MetaverseObjectsWriter {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly activities: ActivitiesService,
+    private readonly query: MetaverseObjectsQuery,
   ) {}
 
-  async createInternal(objectTypeName: string, values: Record<string, unknown>, initiator: Initiator): Promise<{ id: string; displayName: string | null }> {
+  async create(input: CreateMetaverseObjectInput, initiator: Initiator): Promise<MetaverseObjectDetailView> {
     return this.ds.transaction(async (m) => {
-      const type = await m.getRepository(MetaverseObjectTypeEntity).createQueryBuilder('t').where('lower(t.name) = lower(:n)', { n: objectTypeName }).getOne();
-      if (!type) throw DomainError.validation('objectType', `Metaverse object type "${objectTypeName}" does not exist.`);
-      const attrs: MetaverseAttributeEntity[] = await m.query(
-        `SELECT a.id, a.name, a.type, a.plurality FROM metaverse_attribute a JOIN metaverse_object_type_attribute ta ON ta.attribute_id = a.id WHERE ta.object_type_id = $1`, [type.id]);
-      const byName = new Map(attrs.map((a) => [a.name.toLowerCase(), a]));
+      await lockLookupSchemaShared(m);
+      const type = await this.resolveType(m, input);
+      if (input.attributes === null || typeof input.attributes !== 'object' || Array.isArray(input.attributes)) {
+        throw DomainError.validation('attributes', 'attributes must be an object of attribute name → value.');
+      }
+      const attrs = await this.typeAttributes(m, type.id);
       const errors = new ValidationErrorCollector();
-      const document: AttributeValues = {};
-      const lookups: Array<{ attributeId: number; value: string }> = [];
-      for (const [name, raw] of Object.entries(values)) {
-        const attr = byName.get(name.toLowerCase());
-        if (!attr) { errors.add(`attributes.${name}`, `"${name}" is not an attribute of ${type.name}.`); continue; }
-        if (raw === null || raw === undefined || raw === '') continue;
-        const list = Array.isArray(raw) ? raw : [raw];
-        if (attr.plurality === AttributePlurality.Single && list.length > 1) { errors.add(`attributes.${name}`, `"${name}" holds a single value.`); continue; }
-        const typed = list.map((v) => this.coerce(attr, v, errors));
-        document[String(attr.id)] = typed.map((v) => ({ v, s: null }));
-        if (LOOKUP_TYPES.has(attr.type)) for (const v of typed) lookups.push({ attributeId: attr.id, value: String(v).toLowerCase().slice(0, 512) });
-      }
+      const document = this.apply({}, input.attributes as Record<string, unknown>, type, attrs, errors);
+      const displayName = this.displayName(document, attrs, errors);
       errors.throwIfAny();
-      const displayAttr = byName.get(BuiltInAttributeNames.DisplayName.toLowerCase());
-      const accountAttr = byName.get(BuiltInAttributeNames.AccountName.toLowerCase());
-      const first = (a?: MetaverseAttributeEntity) => (a ? (document[String(a.id)]?.[0]?.v as string | undefined) : undefined);
-      const displayName = first(displayAttr) ?? first(accountAttr) ?? null;
-      if (displayName !== null && displayName.length > MAX_DISPLAY_NAME_LENGTH) {
-        const source = first(displayAttr) !== undefined ? displayAttr! : accountAttr!;
-        throw DomainError.validation(`attributes.${source.name}`, `${source.name} must be at most ${MAX_DISPLAY_NAME_LENGTH} characters: it is the object's display name.`);
-      }
       const saved = await m.getRepository(MetaverseObjectEntity).save({ typeId: type.id, origin: MetaverseObjectOrigin.Internal, displayName, attributes: document });
-      await this.writeLookups(m, saved.id, lookups);
+      await refreshObjectLookups(m, [saved.id]);
       await this.activities.recordChange({ initiator, targetType: ActivityTargetType.MetaverseObject, operation: ActivityOperationType.Create,
-        targetId: saved.id, targetName: displayName ?? saved.id, targetContext: type.name }, m);
-      return { id: saved.id, displayName };
+        targetId: saved.id, targetName: displayName ?? saved.id, targetContext: type.name,
+        details: { attributes: Object.keys(input.attributes as object).length } }, m);
+      return this.query.get(saved.id, m);
     });
   }
 
-  private async writeLookups(m: EntityManager, objectId: string, lookups: Array<{ attributeId: number; value: string }>): Promise<void> {
-    if (!lookups.length) return;
-    await m.createQueryBuilder().insert().into(MetaverseObjectLookupEntity)
-      .values(lookups.map((l) => ({ attributeId: l.attributeId, valueNormalised: l.value, objectId }))).orIgnore().execute();
+  /**
+   * Merges `attributes` into an Internal object: each named attribute is replaced (null, "" or []
+   * removes it); attributes not named keep their values.
+   */
+  async update(id: string, attributes: unknown, initiator: Initiator): Promise<MetaverseObjectDetailView> {
+    return this.ds.transaction(async (m) => {
+      await lockLookupSchemaShared(m);
+      const object = await this.lockInternal(m, id, 'changed');
+      if (attributes === null || typeof attributes !== 'object' || Array.isArray(attributes)) {
+        throw DomainError.validation('attributes', 'attributes must be an object of attribute name → value.');
+      }
+      const [type]: ObjectTypeRef[] = await m.query(`SELECT id, name FROM metaverse_object_type WHERE id = $1`, [object.typeId]);
+      const attrs = await this.typeAttributes(m, type.id);
+      const errors = new ValidationErrorCollector();
+      const document = this.apply({ ...object.attributes }, attributes as Record<string, unknown>, type, attrs, errors);
+      const displayName = this.displayName(document, attrs, errors);
+      errors.throwIfAny();
+      await m.query(`UPDATE metaverse_object SET attributes = $2, display_name = $3, last_updated = now() WHERE id = $1`, [id, document, displayName]);
+      await refreshObjectLookups(m, [id]);
+      const byName = new Map(attrs.map((a) => [a.name.toLowerCase(), a.name]));
+      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.MetaverseObject, operation: ActivityOperationType.Update,
+        targetId: id, targetName: displayName ?? id, targetContext: type.name,
+        details: { changed: Object.keys(attributes as object).map((n) => byName.get(n.toLowerCase()) ?? n) } }, m);
+      return this.query.get(id, m);
+    });
   }
 
-  private coerce(attr: MetaverseAttributeEntity, v: unknown, errors: ValidationErrorCollector): unknown {
-    const field = `attributes.${attr.name}`;
-    switch (attr.type) {
-      case AttributeDataType.Integer:
-      case AttributeDataType.LongNumber:
-      case AttributeDataType.Decimal:
-        if (typeof v !== 'number' || !Number.isFinite(v) || (attr.type !== AttributeDataType.Decimal && !Number.isSafeInteger(v))) errors.add(field, `${attr.name} must be a number.`);
-        else if (attr.type === AttributeDataType.Integer && (v < INT32.min || v > INT32.max)) errors.add(field, `${attr.name} must be from ${INT32.min} to ${INT32.max}.`);
-        return v;
-      case AttributeDataType.Boolean:
-        if (typeof v !== 'boolean') errors.add(field, `${attr.name} must be true or false.`);
-        return v;
-      case AttributeDataType.DateTime: {
-        const d = typeof v === 'string' && ISO_DATE_TIME.test(v.trim()) ? new Date(v.trim()) : new Date(NaN);
-        if (Number.isNaN(d.getTime())) errors.add(field, `${attr.name} must be an ISO 8601 date-time.`);
-        return Number.isNaN(d.getTime()) ? null : d.toISOString();
+  /**
+   * Deletes an Internal object: refused for the last member of the Administrator role; its lookup rows
+   * and role memberships go with it, references to it are removed from other objects, and connector
+   * space objects joined to it are disconnected.
+   */
+  async remove(id: string, initiator: Initiator): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      const object = await this.lockInternal(m, id, 'deleted');
+      // Lock the role row first, as RolesService does, so this and a member removal cannot both leave no administrator.
+      await m.query(`SELECT id FROM role WHERE name = $1 FOR UPDATE`, [ADMINISTRATOR_ROLE]);
+      const [admins] = await m.query(
+        `SELECT count(*)::int AS count, bool_or(m.metaverse_object_id = $2) AS is_member FROM role_member m JOIN role r ON r.id = m.role_id WHERE r.name = $1`,
+        [ADMINISTRATOR_ROLE, id]);
+      if (admins.is_member && admins.count <= 1) {
+        throw DomainError.conflict('This object is the last member of the Administrator role and cannot be deleted; add another administrator first.');
       }
-      case AttributeDataType.Reference:
-        if (typeof v !== 'string' || !UUID.test(v)) errors.add(field, `${attr.name} must be a metaverse object id.`);
-        return typeof v === 'string' ? v.toLowerCase() : v;
-      case AttributeDataType.Guid:
-        if (typeof v !== 'string' || !UUID.test(v.trim())) errors.add(field, `${attr.name} must be a GUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx).`);
-        return typeof v === 'string' ? v.trim().toLowerCase() : v;
-      default:
-        if (typeof v !== 'string') errors.add(field, `${attr.name} must be text.`);
-        else if (v.length > 4000) errors.add(field, `${attr.name} must be at most 4000 characters.`);
-        return typeof v === 'string' ? v.trim() : v;
+      const [type]: ObjectTypeRef[] = await m.query(`SELECT id, name FROM metaverse_object_type WHERE id = $1`, [object.typeId]);
+      const referencing = await this.removeReferencesTo(m, id);
+      const [, disconnected] = await m.query(`UPDATE connected_system_object SET metaverse_object_id = NULL, join_type = NULL, last_updated = now() WHERE metaverse_object_id = $1`, [id]);
+      await m.query(`DELETE FROM metaverse_object WHERE id = $1`, [id]);
+      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.MetaverseObject, operation: ActivityOperationType.Delete,
+        targetId: id, targetName: object.displayName ?? id, targetContext: type?.name ?? null,
+        details: { referencesRemovedFrom: referencing, disconnectedConnectedSystemObjects: Number(disconnected) || 0, wasAdministrator: !!admins.is_member } }, m);
+    });
+  }
+
+  /** Removes `id` from the Reference attributes of every other object (one statement); returns how many objects changed. */
+  private async removeReferencesTo(m: EntityManager, id: string): Promise<number> {
+    const [, updated] = await m.query(
+      `WITH refs AS (SELECT id::text AS k FROM metaverse_attribute WHERE type = $2)
+       UPDATE metaverse_object o
+          SET last_updated = now(),
+              attributes = (SELECT COALESCE(jsonb_object_agg(kv.key, kv.value), '{}') FROM (
+                              SELECT e.key, CASE WHEN e.key IN (SELECT k FROM refs)
+                                                 THEN (SELECT COALESCE(jsonb_agg(x), '[]') FROM jsonb_array_elements(e.value) x WHERE x ->> 'v' IS DISTINCT FROM $1::text)
+                                                 ELSE e.value END AS value
+                                FROM jsonb_each(o.attributes) e) kv
+                             WHERE kv.value <> '[]'::jsonb)
+        WHERE o.id <> $1::text::uuid
+          AND EXISTS (SELECT 1 FROM refs, jsonb_array_elements(o.attributes -> refs.k) x WHERE o.attributes ? refs.k AND x ->> 'v' = $1::text)`,
+      [id, AttributeDataType.Reference]);
+    return Number(updated) || 0;
+  }
+
+  private async lockInternal(m: EntityManager, id: string, verb: string): Promise<MetaverseObjectEntity> {
+    const object = await m.getRepository(MetaverseObjectEntity).createQueryBuilder('o').setLock('pessimistic_write').where('o.id = :id', { id }).getOne();
+    if (!object) throw DomainError.notFound('Metaverse object', id);
+    if (object.origin !== MetaverseObjectOrigin.Internal) {
+      throw DomainError.badRequest(`Metaverse object ${id} is ${object.origin}: its values come from connected systems, so it cannot be ${verb} here.`);
     }
+    return object;
+  }
+
+  /** The object type named by objectTypeId or objectType (both: they must agree), locked against deletion. */
+  private async resolveType(m: EntityManager, input: CreateMetaverseObjectInput): Promise<ObjectTypeRef> {
+    const byId = input.objectTypeId !== undefined && input.objectTypeId !== null;
+    const byName = input.objectType !== undefined && input.objectType !== null;
+    if (!byId && !byName) throw DomainError.validation('objectType', 'objectType (a type name) or objectTypeId is required.');
+    if (byId && (typeof input.objectTypeId !== 'number' || !Number.isSafeInteger(input.objectTypeId) || input.objectTypeId < 1 || input.objectTypeId > 2_147_483_647)) {
+      throw DomainError.validation('objectTypeId', 'objectTypeId must be a positive whole number.');
+    }
+    if (byName && (typeof input.objectType !== 'string' || !input.objectType.trim())) throw DomainError.validation('objectType', 'objectType must be a type name.');
+    const [type]: ObjectTypeRef[] = byId
+      ? await m.query(`SELECT id, name FROM metaverse_object_type WHERE id = $1 FOR KEY SHARE`, [input.objectTypeId])
+      : await m.query(`SELECT id, name FROM metaverse_object_type WHERE lower(name) = lower($1) FOR KEY SHARE`, [(input.objectType as string).trim()]);
+    const field = byId ? 'objectTypeId' : 'objectType';
+    if (!type) throw DomainError.validation(field, `Metaverse object type "${byId ? input.objectTypeId : input.objectType}" does not exist.`);
+    if (byId && byName && type.name.toLowerCase() !== (input.objectType as string).trim().toLowerCase()) {
+      throw DomainError.validation('objectType', `objectType "${input.objectType}" does not match objectTypeId ${input.objectTypeId} (${type.name}).`);
+    }
+    return type;
+  }
+
+  private typeAttributes(m: EntityManager, typeId: number): Promise<TypeAttribute[]> {
+    return m.query(
+      `SELECT a.id, a.name, a.type, a.plurality FROM metaverse_attribute a JOIN metaverse_object_type_attribute ta ON ta.attribute_id = a.id WHERE ta.object_type_id = $1`, [typeId]);
+  }
+
+  /** Applies name → value(s) to a document (empty values remove the attribute), recording errors by `attributes.<name>`. */
+  private apply(document: AttributeValues, values: Record<string, unknown>, type: ObjectTypeRef, attrs: TypeAttribute[], errors: ValidationErrorCollector): AttributeValues {
+    const byName = new Map(attrs.map((a) => [a.name.toLowerCase(), a]));
+    const seen = new Set<number>();
+    for (const [name, raw] of Object.entries(values)) {
+      const field = `attributes.${name}`;
+      const attr = byName.get(name.toLowerCase());
+      if (!attr) { errors.add(field, `"${name}" is not an attribute of ${type.name}.`); continue; }
+      if (seen.has(attr.id)) { errors.add(field, `${attr.name} is given more than once (attribute names ignore case).`); continue; }
+      seen.add(attr.id);
+      if (isEmpty(raw)) { delete document[String(attr.id)]; continue; }
+      const list = (Array.isArray(raw) ? raw : [raw]).filter((v) => !isEmpty(v));
+      if (attr.plurality === AttributePlurality.Single && list.length > 1) { errors.add(field, `"${name}" holds a single value.`); continue; }
+      const stored: Array<{ v: unknown; s: null }> = [];
+      for (const v of list) {
+        const result = coerceAttributeValue(attr, v);
+        if (result.ok) stored.push({ v: result.value, s: null });
+        else errors.add(field, result.message);
+      }
+      document[String(attr.id)] = stored;
+    }
+    return document;
+  }
+
+  private displayName(document: AttributeValues, attrs: TypeAttribute[], errors: ValidationErrorCollector): string | null {
+    const find = (name: string) => attrs.find((a) => a.name.toLowerCase() === name.toLowerCase());
+    const displayAttr = find(BuiltInAttributeNames.DisplayName);
+    const accountAttr = find(BuiltInAttributeNames.AccountName);
+    const first = (a?: TypeAttribute) => (a ? document[String(a.id)]?.[0]?.v : undefined);
+    const displayName = displayNameFrom(first(displayAttr), first(accountAttr));
+    if (displayName !== null && displayName.length > MAX_DISPLAY_NAME_LENGTH) {
+      const source = displayNameFrom(first(displayAttr), undefined) !== null ? displayAttr! : accountAttr!;
+      errors.add(`attributes.${source.name}`, `${source.name} must be at most ${MAX_DISPLAY_NAME_LENGTH} characters: it is the object's display name.`);
+    }
+    return displayName;
   }
 }

@@ -1,5 +1,8 @@
 import type { Provider } from '@nestjs/common';
+import { MetaverseAttributesService } from './metaverse-attributes.service';
+import { MetaverseObjectTypesService } from './metaverse-object-types.service';
+import { MetaverseObjectsQuery } from './metaverse-objects.query';
 import { MetaverseObjectsWriter } from './metaverse-objects.writer';
 
 /** Services of this area, registered by ApplicationModule. */
-export const METAVERSE_PROVIDERS: Provider[] = [MetaverseObjectsWriter];
+export const METAVERSE_PROVIDERS: Provider[] = [MetaverseObjectTypesService, MetaverseAttributesService, MetaverseObjectsQuery, MetaverseObjectsWriter];

@@ -1,4 +1,9 @@
 import type { Provider } from '@nestjs/common';
+import { ScheduleClock } from './schedule-clock';
+import { ScheduleExecutionRunner } from './schedule-execution.runner';
+import { ScheduleExecutionsService } from './schedule-executions.service';
+import { SchedulesService } from './schedules.service';
+import { StepSecrets } from './step-secrets';
 
 /** Services of this area, registered by ApplicationModule. */
-export const SCHEDULES_PROVIDERS: Provider[] = [];
+export const SCHEDULES_PROVIDERS: Provider[] = [ScheduleClock, ScheduleExecutionsService, ScheduleExecutionRunner, StepSecrets, SchedulesService];

@@ -49,6 +49,8 @@ export class ConnectedSystemEntity {
 
 @Entity('connected_system_object_type')
 @Index('uq_cs_object_type_name', { synchronize: false })
+// Target of the connector-space foreign key (connected_system_id, object_type_id): ADR 0003.
+@Index('uq_cs_object_type_system_id', ['connectedSystemId', 'id'], { unique: true })
 export class ConnectedSystemObjectTypeEntity {
   @PrimaryGeneratedColumn()
   id: number;
@@ -174,15 +176,19 @@ export class ConnectedSystemObjectEntity {
   @Column({ type: 'int' })
   connectedSystemId: number;
 
-  @ManyToOne(() => ConnectedSystemEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'connected_system_id', foreignKeyConstraintName: 'cso_connected_system_fkey' })
-  connectedSystem?: ConnectedSystemEntity;
-
   @Column({ type: 'int' })
   objectTypeId: number;
 
+  /**
+   * One foreign key for both columns: the object type must belong to the object's system, and an
+   * imported row costs one referential check instead of two (ADR 0003). Deleting a system deletes
+   * its object types and, through this key, their objects.
+   */
   @ManyToOne(() => ConnectedSystemObjectTypeEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'object_type_id', foreignKeyConstraintName: 'cso_object_type_fkey' })
+  @JoinColumn([
+    { name: 'connected_system_id', referencedColumnName: 'connectedSystemId', foreignKeyConstraintName: 'cso_object_type_fkey' },
+    { name: 'object_type_id', referencedColumnName: 'id', foreignKeyConstraintName: 'cso_object_type_fkey' },
+  ])
   objectType?: ConnectedSystemObjectTypeEntity;
 
   @Column({ type: 'text', nullable: true })

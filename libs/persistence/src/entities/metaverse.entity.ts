@@ -93,8 +93,10 @@ export class MetaverseObjectTypeAttributeEntity {
  * (`{"12": [{"v": "Ada", "s": 3}]}` — value and contributing connected system).
  */
 @Entity('metaverse_object')
-@Index('ix_metaverse_object_type', ['typeId', 'id'])
-@Index('ix_metaverse_object_display_name', { synchronize: false })
+// (type_id, id) INCLUDE (display_name) and a GIN trigram index on lower(display_name): the object list
+// (id order, type filter, display-name search). Both are written by the migration, not synchronised.
+@Index('ix_metaverse_object_type', { synchronize: false })
+@Index('ix_metaverse_object_display_name_trgm', { synchronize: false })
 export class MetaverseObjectEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;

@@ -11,6 +11,15 @@ export class ConfigurationModel1763900000000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE metaverse_attribute ADD COLUMN is_indexed boolean NOT NULL DEFAULT false`);
     await q.query(`UPDATE metaverse_attribute SET is_indexed = true WHERE is_built_in AND name = ANY($1)`, [INDEXED_BUILT_INS]);
+    // The metaverse object list (docs/metaverse.md) searches display names partially and case-insensitively:
+    // a trigram index serves that (and prefixes), so it replaces the prefix-only btree. The list is in id
+    // order: (type_id, id) carries the display name so walking it to match a search reads no table rows.
+    // pg_trgm is a trusted extension (PostgreSQL >= 13): the database owner may create it.
+    await q.query(`CREATE EXTENSION IF NOT EXISTS pg_trgm`);
+    await q.query(`DROP INDEX IF EXISTS ix_metaverse_object_display_name`);
+    await q.query(`CREATE INDEX ix_metaverse_object_display_name_trgm ON metaverse_object USING gin (lower(display_name) gin_trgm_ops)`);
+    await q.query(`DROP INDEX IF EXISTS ix_metaverse_object_type`);
+    await q.query(`CREATE INDEX ix_metaverse_object_type ON metaverse_object (type_id, id) INCLUDE (display_name)`);
 
     await q.query(`
       CREATE TABLE connected_system (
@@ -41,6 +50,7 @@ export class ConfigurationModel1763900000000 implements MigrationInterface {
         CONSTRAINT cs_object_type_connected_system_fkey FOREIGN KEY (connected_system_id) REFERENCES connected_system (id) ON DELETE CASCADE
       )`);
     await q.query(`CREATE UNIQUE INDEX uq_cs_object_type_name ON connected_system_object_type (connected_system_id, lower(name))`);
+    await q.query(`CREATE UNIQUE INDEX uq_cs_object_type_system_id ON connected_system_object_type (connected_system_id, id)`);
 
     await q.query(`
       CREATE TABLE connected_system_attribute (
@@ -91,8 +101,9 @@ export class ConfigurationModel1763900000000 implements MigrationInterface {
         join_type varchar(20),
         created timestamptz NOT NULL DEFAULT now(),
         last_updated timestamptz,
-        CONSTRAINT cso_connected_system_fkey FOREIGN KEY (connected_system_id) REFERENCES connected_system (id) ON DELETE CASCADE,
-        CONSTRAINT cso_object_type_fkey FOREIGN KEY (object_type_id) REFERENCES connected_system_object_type (id) ON DELETE CASCADE,
+        -- One key for both columns (ADR 0003): the type belongs to the system, one check per imported row.
+        CONSTRAINT cso_object_type_fkey FOREIGN KEY (connected_system_id, object_type_id)
+          REFERENCES connected_system_object_type (connected_system_id, id) ON DELETE CASCADE,
         CONSTRAINT cso_metaverse_object_fkey FOREIGN KEY (metaverse_object_id) REFERENCES metaverse_object (id) ON DELETE SET NULL
       )`);
     await q.query(`CREATE UNIQUE INDEX uq_cso_external_id ON connected_system_object (connected_system_id, object_type_id, external_id) WHERE external_id IS NOT NULL`);
@@ -193,6 +204,11 @@ export class ConfigurationModel1763900000000 implements MigrationInterface {
       'connected_system_object', 'connected_system_run_profile', 'connected_system_attribute', 'connected_system_object_type', 'connected_system']) {
       await q.query(`DROP TABLE IF EXISTS ${table}`);
     }
+    await q.query(`DROP INDEX IF EXISTS ix_metaverse_object_display_name_trgm`);
+    await q.query(`DROP INDEX IF EXISTS ix_metaverse_object_type`);
+    await q.query(`CREATE INDEX ix_metaverse_object_type ON metaverse_object (type_id, id)`);
+    await q.query(`CREATE INDEX IF NOT EXISTS ix_metaverse_object_display_name ON metaverse_object (lower(display_name) text_pattern_ops)`);
+    // pg_trgm stays installed: other objects may use it, and dropping an extension needs more rights than creating a trusted one.
     await q.query(`ALTER TABLE metaverse_attribute DROP COLUMN is_indexed`);
   }
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CertificatesController } from './certificates.controller';
 
-@Module({})
+@Module({ controllers: [CertificatesController] })
 export class CertificatesModule {}

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ConnectorsController } from './connectors.controller';
 
-@Module({})
+@Module({ controllers: [ConnectorsController] })
 export class ConnectorsModule {}

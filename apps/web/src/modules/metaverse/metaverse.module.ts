@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { MetaverseAttributesController } from './metaverse-attributes.controller';
+import { MetaverseObjectTypesController } from './metaverse-object-types.controller';
 import { MetaverseObjectsController } from './metaverse-objects.controller';
 
-@Module({ controllers: [MetaverseObjectsController] })
+@Module({ controllers: [MetaverseObjectTypesController, MetaverseAttributesController, MetaverseObjectsController] })
 export class MetaverseModule {}

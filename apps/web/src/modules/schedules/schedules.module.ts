@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { SchedulesController } from './schedules.controller';
 
-@Module({})
+@Module({ controllers: [SchedulesController] })
 export class SchedulesModule {}

@@ -1,4 +1,9 @@
 import { Module } from '@nestjs/common';
+import { AttributePrioritiesController } from './attribute-priorities.controller';
+import { ExpressionsController } from './expressions.controller';
+import { MatchingRulesController } from './matching-rules.controller';
+import { SyncRuleMappingsController } from './sync-rule-mappings.controller';
+import { SyncRulesController } from './sync-rules.controller';
 
-@Module({})
+@Module({ controllers: [SyncRulesController, SyncRuleMappingsController, MatchingRulesController, AttributePrioritiesController, ExpressionsController] })
 export class SyncRulesModule {}

@@ -1,0 +1,251 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import {
+  ActivityOperationType, ActivityTargetType, AttributePlurality, DomainError, INDEXABLE_ATTRIBUTE_TYPES, isIndexableAttributeType,
+  parseAttributeDataType, parseAttributePlurality, ValidationErrorCollector,
+} from '@meridian/domain';
+import { MetaverseAttributeEntity } from '@meridian/persistence';
+import { APP_CONFIG, AppConfig } from '@meridian/platform';
+import { DataSource, EntityManager } from 'typeorm';
+import { ActivitiesService } from '../activities/activities.service';
+import { Initiator } from '../activities/initiator';
+import { backfillAttributeLookups, dropAttributeLookups, lockLookupSchemaExclusive } from './metaverse-lookups';
+import { attributeHasValues, describeRules, detachProblem, SyncRuleRef, syncRulesNamingAttribute, syncRulesUsingAttribute } from './metaverse-schema.usage';
+import { checkDescription, checkIdList, checkIdsExist, checkName, isUniqueViolation } from './metaverse-schema.validation';
+import { MetaverseAttributeView, loadAttributes } from './metaverse-schema.views';
+
+/** Body of attribute create and update (docs/metaverse.md); absent fields keep their value on update. */
+export interface MetaverseAttributeInput {
+  name?: unknown;
+  description?: unknown;
+  type?: unknown;
+  plurality?: unknown;
+  /** The object types that have the attribute (replaces the set on update). */
+  objectTypeIds?: unknown;
+  isIndexed?: unknown;
+}
+
+const INDEXABLE = INDEXABLE_ATTRIBUTE_TYPES.join(', ');
+
+/**
+ * Metaverse attributes (spec 4.7). Built-in attributes keep their name, description, type, plurality and
+ * built-in object types; only isIndexed and links to further object types change. Custom attributes
+ * change freely while unused, and are deleted only when unused.
+ */
+@Injectable()
+export class MetaverseAttributesService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly activities: ActivitiesService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async list(objectTypeId?: number): Promise<MetaverseAttributeView[]> {
+    if (objectTypeId !== undefined) {
+      const [type] = await this.ds.query(`SELECT id FROM metaverse_object_type WHERE id = $1`, [objectTypeId]);
+      if (!type) throw DomainError.validation('objectTypeId', `Metaverse object type ${objectTypeId} does not exist.`);
+    }
+    return loadAttributes(this.ds.manager, { objectTypeId });
+  }
+
+  async get(id: number, m: EntityManager = this.ds.manager): Promise<MetaverseAttributeView> {
+    const [attr] = await loadAttributes(m, { id });
+    if (!attr) throw DomainError.notFound('Metaverse attribute', id);
+    return attr;
+  }
+
+  async create(input: MetaverseAttributeInput, initiator: Initiator): Promise<MetaverseAttributeView> {
+    const errors = new ValidationErrorCollector();
+    const name = checkName(input.name, 'Attribute', errors);
+    const description = input.description === undefined ? null : checkDescription(input.description, errors);
+    const type = parseAttributeDataType(input.type);
+    if (!type) errors.add('type', 'type is required: String, Text, Integer, LongNumber, Decimal, Boolean, DateTime, Guid, Binary or Reference.');
+    const plurality = input.plurality === undefined ? AttributePlurality.Single : parseAttributePlurality(input.plurality);
+    if (!plurality) errors.add('plurality', 'plurality must be Single or Multi.');
+    const isIndexed = input.isIndexed === undefined ? false : input.isIndexed;
+    if (typeof isIndexed !== 'boolean') errors.add('isIndexed', 'isIndexed must be true or false.');
+    else if (isIndexed && type && !isIndexableAttributeType(type)) errors.add('isIndexed', `Only ${INDEXABLE} attributes can be indexed.`);
+    const objectTypeIds = input.objectTypeIds === undefined ? [] : checkIdList(input.objectTypeIds, 'objectTypeIds', errors);
+    try {
+      return await this.ds.transaction(async (m) => {
+        if (name !== undefined) await this.checkUniqueName(m, name, null, errors);
+        if (objectTypeIds) await checkIdsExist(m, 'metaverse_object_type', objectTypeIds, 'objectTypeIds', 'Metaverse object type', errors);
+        errors.throwIfAny();
+        const saved = await m.getRepository(MetaverseAttributeEntity).save({
+          name: name!, description: description ?? null, type: type!, plurality: plurality!, isBuiltIn: false, isIndexed: isIndexed as boolean,
+        });
+        if (objectTypeIds!.length) {
+          await m.query(`INSERT INTO metaverse_object_type_attribute (object_type_id, attribute_id) SELECT unnest($1::int[]), $2`, [objectTypeIds, saved.id]);
+        }
+        await this.activities.recordChange({ initiator, targetType: ActivityTargetType.MetaverseAttribute, operation: ActivityOperationType.Create,
+          targetId: saved.id, targetName: saved.name, details: { type: saved.type, plurality: saved.plurality, isIndexed: saved.isIndexed, objectTypeIds } }, m);
+        return this.get(saved.id, m);
+      });
+    } catch (e) {
+      if (isUniqueViolation(e, 'uq_metaverse_attribute_name')) throw DomainError.validation('name', `An attribute named "${name}" already exists.`);
+      throw e;
+    }
+  }
+
+  async update(id: number, input: MetaverseAttributeInput, initiator: Initiator): Promise<MetaverseAttributeView> {
+    try {
+      return await this.ds.transaction(async (m) => {
+        // Indexing changes and object writes exclude each other (see lockLookupSchemaShared), so take the lock first.
+        if (input.isIndexed !== undefined) await lockLookupSchemaExclusive(m);
+        const attr = await this.lock(m, id);
+        const errors = new ValidationErrorCollector();
+        const changed: string[] = [];
+        const fixed = (field: string) => errors.add(field, `${attr.name} is a built-in attribute: its ${field} cannot be changed.`);
+
+        if (input.name !== undefined) {
+          const name = checkName(input.name, 'Attribute', errors);
+          if (name !== undefined && name !== attr.name) {
+            if (attr.isBuiltIn) fixed('name');
+            else if (await this.checkUniqueName(m, name, id, errors)) {
+              const rules = await syncRulesNamingAttribute(m, attr.name);
+              if (rules.length) errors.add('name', `Mapping expressions of sync rule(s) ${describeRules(rules)} refer to mv["${attr.name}"]; change them before renaming.`);
+              else {
+                attr.name = name;
+                changed.push('name');
+              }
+            }
+          }
+        }
+        if (input.description !== undefined) {
+          const description = checkDescription(input.description, errors);
+          if (description !== undefined && description !== attr.description) {
+            if (attr.isBuiltIn) fixed('description');
+            else {
+              attr.description = description;
+              changed.push('description');
+            }
+          }
+        }
+        const hasValues = () => attributeHasValues(m, id);
+        if (input.type !== undefined) {
+          const type = parseAttributeDataType(input.type);
+          if (!type) errors.add('type', 'type must be String, Text, Integer, LongNumber, Decimal, Boolean, DateTime, Guid, Binary or Reference.');
+          else if (type !== attr.type) {
+            if (attr.isBuiltIn) fixed('type');
+            else if (await hasValues()) errors.add('type', `Metaverse objects hold values for ${attr.name}; its type cannot change.`);
+            else {
+              attr.type = type;
+              changed.push('type');
+            }
+          }
+        }
+        if (input.plurality !== undefined) {
+          const plurality = parseAttributePlurality(input.plurality);
+          if (!plurality) errors.add('plurality', 'plurality must be Single or Multi.');
+          else if (plurality !== attr.plurality) {
+            if (attr.isBuiltIn) fixed('plurality');
+            else if (await hasValues()) errors.add('plurality', `Metaverse objects hold values for ${attr.name}; its plurality cannot change.`);
+            else {
+              attr.plurality = plurality;
+              changed.push('plurality');
+            }
+          }
+        }
+
+        const wasIndexed = attr.isIndexed;
+        if (input.isIndexed !== undefined) {
+          if (typeof input.isIndexed !== 'boolean') errors.add('isIndexed', 'isIndexed must be true or false.');
+          else if (input.isIndexed || await this.canUnindex(m, attr, errors)) attr.isIndexed = input.isIndexed;
+        }
+        if (attr.isIndexed && !isIndexableAttributeType(attr.type)) {
+          errors.add(changed.includes('type') ? 'type' : 'isIndexed', `Only ${INDEXABLE} attributes can be indexed; ${attr.name} would be a ${attr.type}.`);
+        }
+        const links = input.objectTypeIds === undefined ? undefined : await this.planLinks(m, attr, input.objectTypeIds, errors);
+        errors.throwIfAny();
+
+        let lookupRows: { added?: number; removed?: number } = {};
+        if (attr.isIndexed !== wasIndexed) {
+          changed.push('isIndexed');
+          lookupRows = attr.isIndexed ? { added: await backfillAttributeLookups(m, id) } : { removed: await dropAttributeLookups(m, id) };
+        }
+        attr.lastUpdated = new Date();
+        await m.getRepository(MetaverseAttributeEntity).save(attr);
+        if (links?.added.length) {
+          await m.query(`INSERT INTO metaverse_object_type_attribute (object_type_id, attribute_id) SELECT unnest($1::int[]), $2 ON CONFLICT DO NOTHING`, [links.added, id]);
+        }
+        if (links?.removed.length) {
+          await m.query(`DELETE FROM metaverse_object_type_attribute WHERE attribute_id = $1 AND object_type_id = ANY($2::int[])`, [id, links.removed]);
+        }
+        if (links && (links.added.length || links.removed.length)) changed.push('objectTypeIds');
+        await this.activities.recordChange({ initiator, targetType: ActivityTargetType.MetaverseAttribute, operation: ActivityOperationType.Update,
+          targetId: id, targetName: attr.name,
+          details: { changed, type: attr.type, plurality: attr.plurality, isIndexed: attr.isIndexed,
+            ...(links ? { objectTypesAdded: links.added, objectTypesRemoved: links.removed } : {}),
+            ...(lookupRows.added !== undefined ? { lookupRowsAdded: lookupRows.added } : {}),
+            ...(lookupRows.removed !== undefined ? { lookupRowsRemoved: lookupRows.removed } : {}) } }, m);
+        return this.get(id, m);
+      });
+    } catch (e) {
+      if (isUniqueViolation(e, 'uq_metaverse_attribute_name')) throw DomainError.validation('name', 'An attribute with this name already exists.');
+      throw e;
+    }
+  }
+
+  async remove(id: number, initiator: Initiator): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      const attr = await this.lock(m, id);
+      if (attr.isBuiltIn) throw DomainError.badRequest(`${attr.name} is a built-in attribute and cannot be deleted.`);
+      if (await attributeHasValues(m, id)) throw DomainError.conflict(`Metaverse objects hold values for ${attr.name}; it cannot be deleted.`, { attributeId: id });
+      const rules = await syncRulesUsingAttribute(m, attr);
+      if (rules.length) {
+        throw DomainError.conflict(`${attr.name} is used by sync rule(s) ${describeRules(rules)} (mappings, matching rules, scoping or expressions); change them first.`,
+          { syncRules: rules });
+      }
+      const objectTypeIds: number[] = (await m.query(`SELECT object_type_id FROM metaverse_object_type_attribute WHERE attribute_id = $1 ORDER BY 1`, [id]))
+        .map((r: { object_type_id: number }) => r.object_type_id);
+      await m.getRepository(MetaverseAttributeEntity).delete({ id });
+      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.MetaverseAttribute, operation: ActivityOperationType.Delete,
+        targetId: id, targetName: attr.name, details: { type: attr.type, plurality: attr.plurality, objectTypeIds } }, m);
+    });
+  }
+
+  /** Sign-in and matching look values up through the index, so an attribute they use stays indexed. */
+  private async canUnindex(m: EntityManager, attr: MetaverseAttributeEntity, errors: ValidationErrorCollector): Promise<boolean> {
+    if (!attr.isIndexed) return true;
+    const subjectAttribute = this.config.oidc?.subjectAttribute ?? 'Subject Identifier';
+    if (attr.name.toLowerCase() === subjectAttribute.toLowerCase()) {
+      errors.add('isIndexed', `${attr.name} identifies users who sign in with OIDC (OIDC_SUBJECT_ATTRIBUTE) and must stay indexed.`);
+      return false;
+    }
+    const rules: SyncRuleRef[] = await m.query(
+      `SELECT DISTINCT r.id, r.name FROM sync_rule_matching_rule mr JOIN sync_rule r ON r.id = mr.sync_rule_id WHERE mr.metaverse_attribute_id = $1 ORDER BY r.id`, [attr.id]);
+    if (rules.length) {
+      errors.add('isIndexed', `Matching rules of sync rule(s) ${describeRules(rules)} look ${attr.name} up through the index; it must stay indexed.`);
+      return false;
+    }
+    return true;
+  }
+
+  private async planLinks(m: EntityManager, attr: MetaverseAttributeEntity, raw: unknown, errors: ValidationErrorCollector) {
+    const wanted = checkIdList(raw, 'objectTypeIds', errors);
+    if (!wanted) return undefined;
+    await checkIdsExist(m, 'metaverse_object_type', wanted, 'objectTypeIds', 'Metaverse object type', errors);
+    const current: Array<{ id: number; name: string; is_built_in: boolean }> = await m.query(
+      `SELECT t.id, t.name, t.is_built_in FROM metaverse_object_type_attribute ta JOIN metaverse_object_type t ON t.id = ta.object_type_id WHERE ta.attribute_id = $1`, [attr.id]);
+    const currentIds = new Set(current.map((t) => t.id));
+    const wantedIds = new Set(wanted);
+    const removed = current.filter((t) => !wantedIds.has(t.id));
+    for (const t of removed) {
+      const problem = await detachProblem(m, attr, { id: t.id, name: t.name, isBuiltIn: t.is_built_in });
+      if (problem) errors.add('objectTypeIds', problem);
+    }
+    return { added: wanted.filter((tid) => !currentIds.has(tid)), removed: removed.map((t) => t.id).sort((a, b) => a - b) };
+  }
+
+  private async lock(m: EntityManager, id: number): Promise<MetaverseAttributeEntity> {
+    const attr = await m.getRepository(MetaverseAttributeEntity).createQueryBuilder('a').setLock('pessimistic_write').where('a.id = :id', { id }).getOne();
+    if (!attr) throw DomainError.notFound('Metaverse attribute', id);
+    return attr;
+  }
+
+  private async checkUniqueName(m: EntityManager, name: string, exceptId: number | null, errors: ValidationErrorCollector): Promise<boolean> {
+    const [clash] = await m.query(`SELECT name FROM metaverse_attribute WHERE lower(name) = lower($1) AND id IS DISTINCT FROM $2`, [name, exceptId]);
+    if (clash) errors.add('name', `An attribute named "${clash.name}" already exists (names are compared ignoring case).`);
+    return !clash;
+  }
+}

@@ -1,0 +1,185 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import {
+  ActivityOperationType, ActivityTargetType, DEFAULT_DELETION_RULE, DeletionRule, DeletionRuleInput, DeletionRuleSettings, DeletionTriggerMode,
+  DomainError, formatGracePeriod, resolveDeletionRule, ValidationErrorCollector,
+} from '@meridian/domain';
+import { MetaverseObjectTypeEntity } from '@meridian/persistence';
+import { DataSource, EntityManager } from 'typeorm';
+import { ActivitiesService } from '../activities/activities.service';
+import { Initiator } from '../activities/initiator';
+import { detachProblem } from './metaverse-schema.usage';
+import { checkDescription, checkIdList, checkIdsExist, checkName, isUniqueViolation } from './metaverse-schema.validation';
+import { loadAttributes, loadObjectTypes, MetaverseObjectTypeDetailView, MetaverseObjectTypeView } from './metaverse-schema.views';
+
+/** Body of object type create and update (docs/metaverse.md); absent fields keep their value on update. */
+export interface MetaverseObjectTypeInput extends DeletionRuleInput {
+  name?: unknown;
+  description?: unknown;
+  /** The attributes the type has (replaces the set on update). */
+  attributeIds?: unknown;
+}
+
+const settingsOf = (t: MetaverseObjectTypeEntity): DeletionRuleSettings => ({
+  deletionRule: t.deletionRule as DeletionRule,
+  deletionGracePeriodSeconds: t.deletionGracePeriodSeconds,
+  deletionTriggerConnectedSystemIds: t.deletionTriggerConnectedSystemIds,
+  deletionTriggerMode: t.deletionTriggerMode as DeletionTriggerMode,
+});
+
+const deletionDetails = (s: DeletionRuleSettings) => ({
+  deletionRule: s.deletionRule, deletionGracePeriod: formatGracePeriod(s.deletionGracePeriodSeconds),
+  deletionTriggerConnectedSystemIds: s.deletionTriggerConnectedSystemIds, deletionTriggerMode: s.deletionTriggerMode,
+});
+
+/** Metaverse object types (spec 4.7): built-in User and Group (deletion rule only) and custom types. */
+@Injectable()
+export class MetaverseObjectTypesService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly activities: ActivitiesService,
+  ) {}
+
+  list(): Promise<MetaverseObjectTypeView[]> {
+    return loadObjectTypes(this.ds.manager);
+  }
+
+  async get(id: number, m: EntityManager = this.ds.manager): Promise<MetaverseObjectTypeDetailView> {
+    const [type] = await loadObjectTypes(m, id);
+    if (!type) throw DomainError.notFound('Metaverse object type', id);
+    return { ...type, attributes: await loadAttributes(m, { objectTypeId: id }) };
+  }
+
+  async create(input: MetaverseObjectTypeInput, initiator: Initiator): Promise<MetaverseObjectTypeDetailView> {
+    const errors = new ValidationErrorCollector();
+    const name = checkName(input.name, 'Object type', errors);
+    const description = input.description === undefined ? null : checkDescription(input.description, errors);
+    const deletion = resolveDeletionRule(DEFAULT_DELETION_RULE, input, errors);
+    const attributeIds = input.attributeIds === undefined ? [] : checkIdList(input.attributeIds, 'attributeIds', errors);
+    try {
+      return await this.ds.transaction(async (m) => {
+        if (name !== undefined) await this.checkUniqueName(m, name, null, errors);
+        await checkIdsExist(m, 'connected_system', deletion.deletionTriggerConnectedSystemIds, 'deletionTriggerConnectedSystemIds', 'Connected system', errors);
+        if (attributeIds) await checkIdsExist(m, 'metaverse_attribute', attributeIds, 'attributeIds', 'Metaverse attribute', errors);
+        errors.throwIfAny();
+        const saved = await m.getRepository(MetaverseObjectTypeEntity).save({
+          name: name!, description: description ?? null, isBuiltIn: false, ...deletion,
+        });
+        if (attributeIds!.length) {
+          await m.query(`INSERT INTO metaverse_object_type_attribute (object_type_id, attribute_id) SELECT $1, unnest($2::int[])`, [saved.id, attributeIds]);
+        }
+        await this.activities.recordChange({ initiator, targetType: ActivityTargetType.MetaverseObjectType, operation: ActivityOperationType.Create,
+          targetId: saved.id, targetName: saved.name, details: { ...deletionDetails(deletion), attributeIds } }, m);
+        return this.get(saved.id, m);
+      });
+    } catch (e) {
+      if (isUniqueViolation(e, 'uq_metaverse_object_type_name')) throw DomainError.validation('name', `An object type named "${name}" already exists.`);
+      throw e;
+    }
+  }
+
+  async update(id: number, input: MetaverseObjectTypeInput, initiator: Initiator): Promise<MetaverseObjectTypeDetailView> {
+    try {
+      return await this.ds.transaction(async (m) => {
+        const type = await this.lock(m, id);
+        const errors = new ValidationErrorCollector();
+        const changed: string[] = [];
+        if (input.name !== undefined) {
+          const name = checkName(input.name, 'Object type', errors);
+          if (name !== undefined && name !== type.name) {
+            if (type.isBuiltIn) errors.add('name', `${type.name} is a built-in object type and cannot be renamed.`);
+            else if (await this.checkUniqueName(m, name, id, errors)) {
+              type.name = name;
+              changed.push('name');
+            }
+          }
+        }
+        if (input.description !== undefined) {
+          const description = checkDescription(input.description, errors);
+          if (description !== undefined && description !== type.description) {
+            if (type.isBuiltIn) errors.add('description', `The description of the built-in ${type.name} type cannot be changed.`);
+            else {
+              type.description = description;
+              changed.push('description');
+            }
+          }
+        }
+        const before = settingsOf(type);
+        const deletion = resolveDeletionRule(before, input, errors);
+        if (input.deletionTriggerConnectedSystemIds !== undefined) {
+          await checkIdsExist(m, 'connected_system', deletion.deletionTriggerConnectedSystemIds, 'deletionTriggerConnectedSystemIds', 'Connected system', errors);
+        }
+        for (const key of Object.keys(deletion) as Array<keyof DeletionRuleSettings>) {
+          if (JSON.stringify(deletion[key]) !== JSON.stringify(before[key])) changed.push(key === 'deletionGracePeriodSeconds' ? 'deletionGracePeriod' : key);
+        }
+        const links = input.attributeIds === undefined ? undefined : await this.planLinks(m, type, input.attributeIds, errors);
+        errors.throwIfAny();
+
+        Object.assign(type, deletion, { lastUpdated: new Date() });
+        await m.getRepository(MetaverseObjectTypeEntity).save(type);
+        if (links?.added.length) {
+          await m.query(`INSERT INTO metaverse_object_type_attribute (object_type_id, attribute_id) SELECT $1, unnest($2::int[]) ON CONFLICT DO NOTHING`, [id, links.added]);
+        }
+        if (links?.removed.length) {
+          await m.query(`DELETE FROM metaverse_object_type_attribute WHERE object_type_id = $1 AND attribute_id = ANY($2::int[])`, [id, links.removed]);
+        }
+        if (links && (links.added.length || links.removed.length)) changed.push('attributeIds');
+        await this.activities.recordChange({ initiator, targetType: ActivityTargetType.MetaverseObjectType, operation: ActivityOperationType.Update,
+          targetId: id, targetName: type.name,
+          details: { changed, ...deletionDetails(deletion), ...(links ? { attributesAdded: links.added, attributesRemoved: links.removed } : {}) } }, m);
+        return this.get(id, m);
+      });
+    } catch (e) {
+      if (isUniqueViolation(e, 'uq_metaverse_object_type_name')) throw DomainError.validation('name', 'An object type with this name already exists.');
+      throw e;
+    }
+  }
+
+  async remove(id: number, initiator: Initiator): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      const type = await this.lock(m, id);
+      if (type.isBuiltIn) throw DomainError.badRequest(`${type.name} is a built-in object type and cannot be deleted.`);
+      const [{ found }] = await m.query(`SELECT EXISTS (SELECT 1 FROM metaverse_object WHERE type_id = $1) AS found`, [id]);
+      if (found) throw DomainError.conflict(`Object type ${type.name} still has metaverse objects; delete them first.`, { objectTypeId: id });
+      const rules: Array<{ id: number; name: string }> = await m.query(`SELECT id, name FROM sync_rule WHERE metaverse_object_type_id = $1 ORDER BY id`, [id]);
+      if (rules.length) {
+        throw DomainError.conflict(`Object type ${type.name} is used by sync rule(s) ${rules.map((r) => `"${r.name}"`).join(', ')}; delete or change them first.`,
+          { syncRules: rules });
+      }
+      const attributeIds: number[] = (await m.query(`SELECT attribute_id FROM metaverse_object_type_attribute WHERE object_type_id = $1 ORDER BY attribute_id`, [id]))
+        .map((r: { attribute_id: number }) => r.attribute_id);
+      await m.getRepository(MetaverseObjectTypeEntity).delete({ id });
+      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.MetaverseObjectType, operation: ActivityOperationType.Delete,
+        targetId: id, targetName: type.name, details: { attributeIds } }, m);
+    });
+  }
+
+  /** Works out which attribute links change, recording why a removal is not allowed. */
+  private async planLinks(m: EntityManager, type: MetaverseObjectTypeEntity, raw: unknown, errors: ValidationErrorCollector) {
+    const wanted = checkIdList(raw, 'attributeIds', errors);
+    if (!wanted) return undefined;
+    await checkIdsExist(m, 'metaverse_attribute', wanted, 'attributeIds', 'Metaverse attribute', errors);
+    const current: Array<{ id: number; name: string; is_built_in: boolean }> = await m.query(
+      `SELECT a.id, a.name, a.is_built_in FROM metaverse_object_type_attribute ta JOIN metaverse_attribute a ON a.id = ta.attribute_id WHERE ta.object_type_id = $1`, [type.id]);
+    const currentIds = new Set(current.map((a) => a.id));
+    const wantedIds = new Set(wanted);
+    const removed = current.filter((a) => !wantedIds.has(a.id));
+    for (const a of removed) {
+      const problem = await detachProblem(m, { id: a.id, name: a.name, isBuiltIn: a.is_built_in }, type);
+      if (problem) errors.add('attributeIds', problem);
+    }
+    return { added: wanted.filter((aid) => !currentIds.has(aid)), removed: removed.map((a) => a.id).sort((a, b) => a - b) };
+  }
+
+  private async lock(m: EntityManager, id: number): Promise<MetaverseObjectTypeEntity> {
+    const type = await m.getRepository(MetaverseObjectTypeEntity).createQueryBuilder('t').setLock('pessimistic_write').where('t.id = :id', { id }).getOne();
+    if (!type) throw DomainError.notFound('Metaverse object type', id);
+    return type;
+  }
+
+  private async checkUniqueName(m: EntityManager, name: string, exceptId: number | null, errors: ValidationErrorCollector): Promise<boolean> {
+    const [clash] = await m.query(`SELECT name FROM metaverse_object_type WHERE lower(name) = lower($1) AND id IS DISTINCT FROM $2`, [name, exceptId]);
+    if (clash) errors.add('name', `An object type named "${clash.name}" already exists (names are compared ignoring case).`);
+    return !clash;
+  }
+}

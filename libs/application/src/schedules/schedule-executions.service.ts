@@ -1,0 +1,170 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { ActivityOperationType, ActivityStatus, ActivityTargetType, DomainError, ValidationErrorCollector } from '@meridian/domain';
+import { ActivityEntity, ScheduleExecutionEntity, ScheduleExecutionStepEntity } from '@meridian/persistence';
+import { Logger, LOGGER, PagedResult, pageOf, parsePaging } from '@meridian/platform';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { ActivitiesService } from '../activities/activities.service';
+import { Initiator } from '../activities/initiator';
+import { ACTIVE_EXECUTION_STATUSES, ExecutionStatus, StepStatus } from './execution-status';
+import { ScheduleClock } from './schedule-clock';
+import { insertExecution } from './schedule-execution.store';
+import { ExecutionSummaryView, executionStepView, executionSummary, ExecutionView } from './schedule-execution.views';
+
+export interface ExecutionListQuery {
+  scheduleId?: unknown;
+  page?: unknown;
+  pageSize?: unknown;
+  sortBy?: unknown;
+  sortDescending?: unknown;
+}
+
+export const EXECUTIONS_DEFAULT_PAGE_SIZE = 20;
+export const EXECUTIONS_MAX_PAGE_SIZE = 100;
+
+const SORT_COLUMNS: Record<string, string> = {
+  queuedAt: 'e.queuedAt',
+  startedAt: 'e.startedAt',
+  completedAt: 'e.completedAt',
+  status: 'e.status',
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** true/false (boolean or text), null when absent, 'invalid' otherwise. */
+function parseBoolean(value: unknown): boolean | null | 'invalid' {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'string' && /^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
+  return 'invalid';
+}
+
+/** Schedule executions (spec 2.8, 4.5): reading, manual runs and cancellation. The scheduler runs them. */
+@Injectable()
+export class ScheduleExecutionsService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly activities: ActivitiesService,
+    private readonly clock: ScheduleClock,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async list(query: ExecutionListQuery): Promise<PagedResult<ExecutionSummaryView>> {
+    const paging = parsePaging(query, { pageSize: EXECUTIONS_DEFAULT_PAGE_SIZE, maxPageSize: EXECUTIONS_MAX_PAGE_SIZE });
+    const errors = new ValidationErrorCollector();
+    const sortBy = query.sortBy === undefined || query.sortBy === '' ? 'queuedAt' : String(query.sortBy);
+    if (!SORT_COLUMNS[sortBy]) errors.add('sortBy', `sortBy must be one of ${Object.keys(SORT_COLUMNS).join(', ')}.`);
+    const descending = parseBoolean(query.sortDescending);
+    if (descending === 'invalid') errors.add('sortDescending', 'sortDescending must be true or false.');
+    const scheduleId = query.scheduleId === undefined || query.scheduleId === '' ? null : query.scheduleId;
+    if (scheduleId !== null && (typeof scheduleId !== 'string' || !UUID.test(scheduleId))) errors.add('scheduleId', 'scheduleId must be a UUID.');
+    errors.throwIfAny();
+
+    const direction = descending === false ? 'ASC' : 'DESC';
+    const qb = this.ds.getRepository(ScheduleExecutionEntity).createQueryBuilder('e');
+    if (scheduleId) qb.where('e.scheduleId = :scheduleId', { scheduleId });
+    qb.orderBy(SORT_COLUMNS[sortBy], direction, 'NULLS LAST').addOrderBy('e.queuedAt', direction).addOrderBy('e.id', direction)
+      .skip(paging.offset).take(paging.pageSize);
+    const [rows, total] = await qb.getManyAndCount();
+    return pageOf(rows.map(executionSummary), total, paging);
+  }
+
+  async get(id: string): Promise<ExecutionView> {
+    const execution = await this.ds.getRepository(ScheduleExecutionEntity).findOneBy({ id });
+    if (!execution) throw DomainError.notFound('Schedule execution', id);
+    return this.view(this.ds.manager, execution);
+  }
+
+  /** Executions that are Queued, InProgress or Paused, oldest first. */
+  async active(): Promise<ExecutionSummaryView[]> {
+    const rows = await this.ds.getRepository(ScheduleExecutionEntity).find({
+      where: { status: In([...ACTIVE_EXECUTION_STATUSES]) }, order: { queuedAt: 'ASC', id: 'ASC' },
+    });
+    return rows.map(executionSummary);
+  }
+
+  /**
+   * Runs a schedule now, whatever its trigger type, whether it is enabled and whether another execution
+   * of it is active: a manual run always starts one (DOMAIN.md §5). Returns the Queued execution.
+   */
+  async startManual(scheduleId: string, initiator: Initiator): Promise<ExecutionView> {
+    const now = this.clock.now();
+    const id = await this.ds.transaction(async (m) => {
+      const [schedule]: Array<{ id: string; name: string }> = await m.query(`SELECT id, name FROM schedule WHERE id = $1 FOR UPDATE`, [scheduleId]);
+      if (!schedule) throw DomainError.notFound('Schedule', scheduleId);
+      const executionId = (await insertExecution(m, schedule, { dueAt: null, initiator, queuedAt: now }))!;
+      await m.query(`UPDATE schedule SET last_run_time = $2 WHERE id = $1`, [scheduleId, now]);
+      return executionId;
+    });
+    this.logger.log({ level: 'information', message: `Schedule ${scheduleId}: manual run queued as execution ${id} by ${initiator.name ?? initiator.type}.`, scheduleId, scheduleExecutionId: id });
+    return this.get(id);
+  }
+
+  /**
+   * Cancels a Queued, InProgress or Paused execution: it is Cancelled at once (final — nothing
+   * overwrites it), steps not yet running are Cancelled, running run-profile activities are asked to
+   * cancel (and cancelled outright when no worker has claimed them yet). Processes and SQL scripts
+   * running on the scheduler are stopped by the scheduler that runs them, which then marks their
+   * steps Cancelled. Cancelling a finished execution is refused with 400.
+   */
+  async cancel(id: string, initiator: Initiator): Promise<ExecutionView> {
+    const now = this.clock.now();
+    const who = initiator.name ?? initiator.type;
+    await this.ds.transaction(async (m) => {
+      const execution = await m.getRepository(ScheduleExecutionEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      if (!execution) throw DomainError.notFound('Schedule execution', id);
+      if (!(ACTIVE_EXECUTION_STATUSES as readonly string[]).includes(execution.status)) {
+        throw DomainError.badRequest(`Execution ${id} is already ${execution.status}; only Queued, InProgress or Paused executions can be cancelled.`, { status: execution.status });
+      }
+      const message = `Cancelled by ${who}.`;
+      await m.query(`UPDATE schedule_execution SET status = $2, cancel_requested = true, completed_at = $3, error_message = $4 WHERE id = $1`,
+        [id, ExecutionStatus.Cancelled, now, message]);
+      await this.cancelRunProfileActivities(m, id, now, message);
+      // Steps not running on a scheduler process end now; running processes and SQL scripts are stopped by their scheduler.
+      const idle = execution.claimedBy ? [StepStatus.Pending, StepStatus.Queued, StepStatus.Waiting] : [StepStatus.Pending, StepStatus.Queued, StepStatus.Waiting, StepStatus.Processing];
+      await m.query(
+        `UPDATE schedule_execution_step SET status = $2, completed_at = $3, error_message = coalesce(error_message, $4)
+          WHERE execution_id = $1 AND status = ANY($5::text[])`,
+        [id, StepStatus.Cancelled, now, 'Cancelled with the execution.', idle]);
+      await m.query(
+        `UPDATE activity SET status = $2, completed = $3, message = $4,
+                execution_time_ms = CASE WHEN executed IS NULL THEN NULL ELSE (extract(epoch FROM ($3::timestamptz - executed)) * 1000)::bigint END
+          WHERE id = $1 AND status = $5`, [id, ActivityStatus.Cancelled, now, message, ActivityStatus.InProgress]);
+      await this.activities.recordChange({
+        initiator, targetType: ActivityTargetType.ScheduleExecution, operation: ActivityOperationType.Cancel, targetId: id, targetName: execution.scheduleName,
+        message: `Execution of schedule "${execution.scheduleName}" cancelled (it was ${execution.status}).`, details: { scheduleId: execution.scheduleId, previousStatus: execution.status },
+      }, m);
+    });
+    this.logger.log({ level: 'information', message: `Schedule execution ${id} cancelled by ${who}.`, scheduleExecutionId: id });
+    return this.get(id);
+  }
+
+  /** Asks the run-profile activities of an execution's running steps to cancel; unclaimed ones are Cancelled outright. */
+  private async cancelRunProfileActivities(m: EntityManager, executionId: string, now: Date, message: string): Promise<void> {
+    const steps: Array<{ activity_id: string }> = await m.query(
+      `SELECT activity_id FROM schedule_execution_step WHERE execution_id = $1 AND step_type = 'RunProfile' AND activity_id IS NOT NULL AND status = ANY($2::text[])`,
+      [executionId, [StepStatus.Queued, StepStatus.Waiting]]);
+    if (!steps.length) return;
+    await cancelActivities(m, steps.map((s) => s.activity_id), now, message);
+  }
+
+  private async view(m: EntityManager, execution: ScheduleExecutionEntity): Promise<ExecutionView> {
+    const steps = await m.getRepository(ScheduleExecutionStepEntity).find({ where: { executionId: execution.id }, order: { stepIndex: 'ASC', name: 'ASC', id: 'ASC' } });
+    const activityIds = steps.map((s) => s.activityId).filter((a): a is string => !!a);
+    const activities = activityIds.length ? await m.getRepository(ActivityEntity).find({ where: { id: In(activityIds) }, select: { id: true, status: true } }) : [];
+    const statusOf = new Map(activities.map((a) => [a.id, a.status]));
+    return { ...executionSummary(execution), steps: steps.map((s) => executionStepView(s, s.activityId ? statusOf.get(s.activityId) ?? null : null)) };
+  }
+}
+
+/**
+ * Requests cancellation of run-profile activities (the worker stops at its next page boundary and ends
+ * them Cancelled); an activity no worker has claimed yet is Cancelled at once, so it never starts.
+ */
+export async function cancelActivities(m: EntityManager, activityIds: string[], now: Date, message: string): Promise<void> {
+  if (!activityIds.length) return;
+  await m.query(`UPDATE activity SET cancel_requested = true WHERE id = ANY($1::uuid[]) AND status = $2`, [activityIds, ActivityStatus.InProgress]);
+  await m.query(
+    `UPDATE activity SET status = $2, completed = $3, message = $4 WHERE id = ANY($1::uuid[]) AND status = $5 AND claimed_at IS NULL`,
+    [activityIds, ActivityStatus.Cancelled, now, message, ActivityStatus.InProgress]);
+}

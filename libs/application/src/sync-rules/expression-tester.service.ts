@@ -1,0 +1,147 @@
+import { Injectable } from '@nestjs/common';
+import {
+  AttributeValues, ExpressionError, expressionValidationError, ExpressionFunctionInfo, ExpressionInputs, ExpressionValue,
+  formatExpressionValue, listExpressionFunctions, parseIsoInstant,
+} from '@meridian/domain';
+import { FieldErrors } from './sync-rule.support';
+import { MappingExpressions } from './mapping-expressions';
+
+export interface TestExpressionInput {
+  expression?: unknown;
+  mv?: unknown;
+  cs?: unknown;
+  now?: unknown;
+}
+
+export type ExpressionResultType = 'text' | 'number' | 'boolean' | 'date' | 'list' | 'null';
+
+/** The outcome of a test evaluation: the result, or the evaluation error with its position. */
+export interface TestExpressionResult {
+  /** JSON form of the result: dates as ISO 8601 text, lists as arrays; null on error. */
+  result: unknown;
+  resultType: ExpressionResultType | null;
+  /** The result as the expression reference renders it (text quoted, dates marked); null on error. */
+  resultText: string | null;
+  inputs: ExpressionInputs;
+  missingInputs: ExpressionInputs;
+  functions: readonly string[];
+  deterministic: boolean;
+  error: { code: string; message: string; position: { line: number; column: number; offset: number }; token: string } | null;
+}
+
+/** Most attributes a test context may carry per source. */
+export const MAX_TEST_ATTRIBUTES = 500;
+
+function resultType(value: ExpressionValue): ExpressionResultType {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'list';
+  if (value instanceof Date) return 'date';
+  return typeof value === 'string' ? 'text' : (typeof value as 'number' | 'boolean');
+}
+
+function toJson(value: ExpressionValue): unknown {
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map((v) => toJson(v));
+  return value;
+}
+
+/**
+ * The expression playground (POST /synchronisation/test-expression): compiles an expression (a compile
+ * error is a 400, as when a mapping is saved) and evaluates it against sample values (an evaluation
+ * error is a 200 with `error`, because the request itself was fine).
+ */
+@Injectable()
+export class ExpressionTesterService {
+  constructor(private readonly expressions: MappingExpressions) {}
+
+  functions(): ExpressionFunctionInfo[] {
+    return listExpressionFunctions();
+  }
+
+  test(input: TestExpressionInput): TestExpressionResult {
+    const errors = new FieldErrors();
+    if (typeof input.expression !== 'string' || input.expression.trim() === '') errors.add('expression', 'expression is required: the text of an expression, e.g. Upper(cs["sn"]).');
+    const mv = this.context(input.mv, 'mv', errors);
+    const cs = this.context(input.cs, 'cs', errors);
+    let now: Date | undefined;
+    if (input.now !== undefined && input.now !== null) {
+      now = typeof input.now === 'string' ? parseIsoInstant(input.now) ?? undefined : undefined;
+      if (!now) errors.add('now', 'now must be an ISO 8601 date-time, e.g. 2025-01-31T08:00:00Z (Now() and Today() read it).');
+    }
+    errors.throwIfAny();
+
+    const compiled = this.expressions.compile(input.expression as string);
+    if (!compiled.ok) throw expressionValidationError(compiled.error, 'expression');
+    const expression = compiled.expression;
+    const context = { mv, cs };
+    const base = {
+      inputs: expression.inputs,
+      missingInputs: expression.missingInputs(context),
+      functions: expression.functions,
+      deterministic: expression.deterministic,
+    };
+    try {
+      const value = expression.evaluate(context, now ? { now: () => now! } : undefined);
+      return { result: toJson(value), resultType: resultType(value), resultText: formatExpressionValue(value), ...base, error: null };
+    } catch (e) {
+      if (!(e instanceof ExpressionError)) throw e;
+      return {
+        result: null, resultType: null, resultText: null, ...base,
+        error: { code: e.code, message: e.message, position: { line: e.position.line, column: e.position.column, offset: e.position.offset }, token: e.token },
+      };
+    }
+  }
+
+  /**
+   * Sample attribute values by name: text, numbers, booleans, null, lists of those, and dates written
+   * `{ "$date": "2025-01-31T08:00:00Z" }` (JSON has no date type).
+   */
+  private context(raw: unknown, field: 'mv' | 'cs', errors: FieldErrors): AttributeValues | undefined {
+    if (raw === undefined || raw === null) return undefined;
+    if (typeof raw !== 'object' || Array.isArray(raw)) {
+      errors.add(field, `${field} must be an object of attribute name → value.`);
+      return undefined;
+    }
+    const entries = Object.entries(raw as Record<string, unknown>);
+    if (entries.length > MAX_TEST_ATTRIBUTES) {
+      errors.add(field, `${field} can hold at most ${MAX_TEST_ATTRIBUTES} attributes.`);
+      return undefined;
+    }
+    const values = new Map<string, unknown>();
+    const item = (v: unknown, path: string): unknown => {
+      if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
+      if (typeof v === 'number') return v;
+      if (typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && '$date' in v) {
+        const text = (v as { $date: unknown }).$date;
+        const date = typeof text === 'string' ? parseIsoInstant(text) : null;
+        if (date) return date;
+        errors.add(path, `${path}.$date must be an ISO 8601 date or date-time.`);
+        return null;
+      }
+      errors.add(path, `${path} must be text, a number, true/false, null, { "$date": "…" } or a list of those.`);
+      return null;
+    };
+    for (const [name, v] of entries) {
+      const path = `${field}.${name}`;
+      if (!Array.isArray(v)) {
+        values.set(name, item(v, path));
+        continue;
+      }
+      values.set(name, v.map((x, i) => {
+        if (!Array.isArray(x)) return item(x, `${path}[${i}]`);
+        errors.add(path, `${path}[${i}] is a nested list: a multi-valued attribute is one flat list.`);
+        return null;
+      }));
+    }
+    if (errors.hasErrors) return undefined;
+    try {
+      return AttributeValues.from(values);
+    } catch (e) {
+      if (e instanceof ExpressionError) {
+        errors.add(field, e.message);
+        return undefined;
+      }
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,272 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { ActivityOperationType, ActivityTargetType, AttributeDataType, checkCompleteOrder, DomainError, placeAt } from '@meridian/domain';
+import { SyncRuleMatchingRuleEntity } from '@meridian/persistence';
+import { DataSource, EntityManager } from 'typeorm';
+import { ActivitiesService } from '../activities/activities.service';
+import { Initiator } from '../activities/initiator';
+import { childNotFound, FieldErrors, isImport, loadRuleContext, markFullSyncRequired, positiveInt, recordRuleActivity, requireRule, returnedRows, RuleContext } from './sync-rule.support';
+import { loadMatchingRuleViews, MatchingRuleView } from './sync-rule.views';
+
+export interface MatchingRuleInput {
+  connectedSystemAttributeIds?: unknown;
+  metaverseAttributeId?: unknown;
+  caseSensitive?: unknown;
+  order?: unknown;
+}
+
+/** Metaverse attribute types that have lookup rows (metaverse_object_lookup) and so can be matched on by index. */
+export const MATCHABLE_TYPES: readonly string[] = [AttributeDataType.String, AttributeDataType.Text, AttributeDataType.Guid, AttributeDataType.Integer, AttributeDataType.LongNumber];
+/** Connected-system attribute types whose values can be compared with a metaverse value. */
+const MATCHABLE_CS_TYPES: readonly string[] = [...MATCHABLE_TYPES, AttributeDataType.Decimal, AttributeDataType.DateTime];
+const MAX_SOURCE_ATTRIBUTES = 10;
+/** Lookup values are lower-cased and cut to this length (the format of MetaverseObjectsWriter). */
+const LOOKUP_VALUE_LENGTH = 512;
+
+/**
+ * Ordered matching rules of import sync rules (DOMAIN.md §2.2.3): connected-system attribute(s) → a
+ * metaverse attribute. Matching needs the metaverse attribute indexed: the first rule on an attribute
+ * turns its index on and backfills the lookup rows in one statement.
+ */
+@Injectable()
+export class MatchingRulesService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly activities: ActivitiesService,
+  ) {}
+
+  /** Export rules have no matching rules: their list is empty. */
+  async list(syncRuleId: number): Promise<MatchingRuleView[]> {
+    await requireRule(this.ds.manager, syncRuleId);
+    return loadMatchingRuleViews(this.ds.manager, syncRuleId);
+  }
+
+  async get(syncRuleId: number, id: number, m: EntityManager = this.ds.manager): Promise<MatchingRuleView> {
+    const [view] = await loadMatchingRuleViews(m, syncRuleId, [id]);
+    if (!view) throw childNotFound('Matching rule', id, syncRuleId);
+    return view;
+  }
+
+  async create(syncRuleId: number, input: MatchingRuleInput, initiator: Initiator): Promise<MatchingRuleView> {
+    return this.ds.transaction(async (m) => {
+      const ctx = await this.importRule(m, syncRuleId);
+      const errors = new FieldErrors();
+      const csIds = this.checkSourceAttributes(ctx, input.connectedSystemAttributeIds, true, errors);
+      const mvId = this.checkTargetAttribute(ctx, input.metaverseAttributeId, true, errors);
+      const caseSensitive = this.checkBoolean(input.caseSensitive, 'caseSensitive', errors);
+      const order = this.checkOrder(input.order, errors);
+      errors.throwIfAny();
+      await this.refuseDuplicate(m, syncRuleId, csIds!, mvId!, null);
+
+      const saved = await m.getRepository(SyncRuleMatchingRuleEntity).save({
+        syncRuleId, connectedSystemAttributeIds: csIds!, metaverseAttributeId: mvId!, caseSensitive: caseSensitive ?? false, order: 0,
+      });
+      await this.writeOrder(m, placeAt(await this.orderedIds(m, syncRuleId, saved.id), saved.id, order));
+      const indexed = await this.ensureIndexed(m, ctx, mvId!);
+      await markFullSyncRequired(m, ctx.rule.connectedSystemId);
+      const view = await this.get(syncRuleId, saved.id, m);
+      await this.record(m, ctx, initiator, ActivityOperationType.Create, view, { order: view.order, caseSensitive: view.caseSensitive, ...indexed });
+      return view;
+    });
+  }
+
+  async update(syncRuleId: number, id: number, input: MatchingRuleInput, initiator: Initiator): Promise<MatchingRuleView> {
+    return this.ds.transaction(async (m) => {
+      const ctx = await this.importRule(m, syncRuleId);
+      const rule = await m.getRepository(SyncRuleMatchingRuleEntity).findOneBy({ id, syncRuleId });
+      if (!rule) throw childNotFound('Matching rule', id, syncRuleId);
+      const errors = new FieldErrors();
+      const csIds = this.checkSourceAttributes(ctx, input.connectedSystemAttributeIds, false, errors);
+      const mvId = this.checkTargetAttribute(ctx, input.metaverseAttributeId, false, errors);
+      const caseSensitive = this.checkBoolean(input.caseSensitive, 'caseSensitive', errors);
+      const order = this.checkOrder(input.order, errors);
+      errors.throwIfAny();
+
+      const changed: string[] = [];
+      if (csIds && csIds.join() !== rule.connectedSystemAttributeIds.join()) {
+        rule.connectedSystemAttributeIds = csIds;
+        changed.push('connectedSystemAttributeIds');
+      }
+      if (mvId !== undefined && mvId !== rule.metaverseAttributeId) {
+        rule.metaverseAttributeId = mvId;
+        changed.push('metaverseAttributeId');
+      }
+      if (caseSensitive !== undefined && caseSensitive !== rule.caseSensitive) {
+        rule.caseSensitive = caseSensitive;
+        changed.push('caseSensitive');
+      }
+      if (changed.some((c) => c !== 'caseSensitive')) await this.refuseDuplicate(m, syncRuleId, rule.connectedSystemAttributeIds, rule.metaverseAttributeId, id);
+      if (changed.length) await m.getRepository(SyncRuleMatchingRuleEntity).save(rule);
+      if (order !== undefined && (await this.writeOrder(m, placeAt(await this.orderedIds(m, syncRuleId), id, order)))) changed.push('order');
+      const indexed = changed.includes('metaverseAttributeId') ? await this.ensureIndexed(m, ctx, rule.metaverseAttributeId) : {};
+      const view = await this.get(syncRuleId, id, m);
+      if (changed.length) {
+        await markFullSyncRequired(m, ctx.rule.connectedSystemId);
+        await this.record(m, ctx, initiator, ActivityOperationType.Update, view, { changed, ...indexed });
+      }
+      return view;
+    });
+  }
+
+  async remove(syncRuleId: number, id: number, initiator: Initiator): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      const ctx = await this.importRule(m, syncRuleId);
+      const view = await this.get(syncRuleId, id, m);
+      await m.getRepository(SyncRuleMatchingRuleEntity).delete({ id });
+      await this.writeOrder(m, await this.orderedIds(m, syncRuleId));
+      await markFullSyncRequired(m, ctx.rule.connectedSystemId);
+      await this.record(m, ctx, initiator, ActivityOperationType.Delete, view, {});
+    });
+  }
+
+  /** Sets the evaluation order: `matchingRuleIds` must list every matching rule of the rule exactly once. */
+  async reorder(syncRuleId: number, matchingRuleIds: unknown, initiator: Initiator): Promise<MatchingRuleView[]> {
+    return this.ds.transaction(async (m) => {
+      const ctx = await this.importRule(m, syncRuleId);
+      const current = await this.orderedIds(m, syncRuleId);
+      if (!Array.isArray(matchingRuleIds)) throw DomainError.validation('matchingRuleIds', 'matchingRuleIds must be an array of matching rule ids.');
+      const problems = checkCompleteOrder(current, matchingRuleIds, 'matchingRuleIds', `matching rules of sync rule ${syncRuleId} (${current.join(', ') || 'none'})`);
+      if (Object.keys(problems).length) throw DomainError.validationMany(problems);
+      const changed = await this.writeOrder(m, matchingRuleIds as number[]);
+      const views = await loadMatchingRuleViews(m, syncRuleId);
+      if (changed) {
+        await markFullSyncRequired(m, ctx.rule.connectedSystemId);
+        await recordRuleActivity(this.activities, m, {
+          initiator, targetType: ActivityTargetType.ObjectMatchingRule, operation: ActivityOperationType.Update, targetId: syncRuleId,
+          targetName: `Order of the matching rules of ${ctx.rule.name}`, targetContext: ctx.rule.name, message: 'Matching rules reordered',
+          details: { order: views.map((v) => v.id) },
+        }, { syncRuleId, connectedSystemId: ctx.rule.connectedSystemId });
+      }
+      return views;
+    });
+  }
+
+  /** Locks the rule; matching rules belong to Import rules only. */
+  private async importRule(m: EntityManager, syncRuleId: number): Promise<RuleContext> {
+    const ctx = await loadRuleContext(m, syncRuleId, true);
+    if (!isImport(ctx.rule)) {
+      throw DomainError.badRequest(`Sync rule ${syncRuleId} is an Export rule: matching rules join connected system objects to metaverse objects and belong to Import rules.`);
+    }
+    return ctx;
+  }
+
+  private checkSourceAttributes(ctx: RuleContext, raw: unknown, required: boolean, errors: FieldErrors): number[] | undefined {
+    const field = 'connectedSystemAttributeIds';
+    if (raw === undefined && !required) return undefined;
+    if (!Array.isArray(raw) || raw.length === 0) {
+      errors.add(field, `${field} must list at least one connected system attribute id.`);
+      return undefined;
+    }
+    if (raw.length > MAX_SOURCE_ATTRIBUTES) {
+      errors.add(field, `${field} can list at most ${MAX_SOURCE_ATTRIBUTES} attributes.`);
+      return undefined;
+    }
+    let ok = true;
+    raw.forEach((id, i) => {
+      const path = `${field}[${i}]`;
+      const fail = (message: string) => {
+        errors.add(path, message);
+        ok = false;
+      };
+      if (!positiveInt(id)) return fail(`${path} must be a positive whole number.`);
+      if (raw.indexOf(id) !== i) return fail(`Attribute ${id} is listed more than once.`);
+      const attribute = ctx.csAttributes.get(id);
+      if (!attribute) return fail(`Connected system attribute ${id} is not an attribute of the object type "${ctx.csTypeName}".`);
+      if (!attribute.selected) return fail(`Connected system attribute "${attribute.name}" is not selected for synchronisation; select it first.`);
+      if (!MATCHABLE_CS_TYPES.includes(attribute.type)) return fail(`"${attribute.name}" is ${attribute.type}: matching compares values of String, Text, Guid, Integer, LongNumber, Decimal or DateTime attributes.`);
+    });
+    return ok ? (raw as number[]) : undefined;
+  }
+
+  private checkTargetAttribute(ctx: RuleContext, raw: unknown, required: boolean, errors: FieldErrors): number | undefined {
+    const field = 'metaverseAttributeId';
+    if (raw === undefined && !required) return undefined;
+    if (!positiveInt(raw)) {
+      errors.add(field, `${field} is required and must be a positive whole number.`);
+      return undefined;
+    }
+    const attribute = ctx.mvAttributes.get(raw);
+    if (!attribute) {
+      errors.add(field, `Metaverse attribute ${raw} is not an attribute of the metaverse object type "${ctx.mvTypeName}".`);
+      return undefined;
+    }
+    if (!MATCHABLE_TYPES.includes(attribute.type)) {
+      errors.add(field, `"${attribute.name}" is ${attribute.type}: matching needs a String, Text, Guid, Integer or LongNumber metaverse attribute (one that can be indexed).`);
+      return undefined;
+    }
+    return raw;
+  }
+
+  private checkBoolean(raw: unknown, field: string, errors: FieldErrors): boolean | undefined {
+    if (raw === undefined) return undefined;
+    if (typeof raw !== 'boolean') {
+      errors.add(field, `${field} must be true or false.`);
+      return undefined;
+    }
+    return raw;
+  }
+
+  /** `order` is the 1-based position (1 = tried first); past the end means last. */
+  private checkOrder(raw: unknown, errors: FieldErrors): number | undefined {
+    if (raw === undefined || raw === null) return undefined;
+    if (!positiveInt(raw)) {
+      errors.add('order', 'order must be a whole number of at least 1 (1 = tried first).');
+      return undefined;
+    }
+    return raw;
+  }
+
+  private async refuseDuplicate(m: EntityManager, syncRuleId: number, csIds: readonly number[], mvId: number, exceptId: number | null): Promise<void> {
+    const [clash] = await m.query(
+      `SELECT id FROM sync_rule_matching_rule WHERE sync_rule_id = $1 AND connected_system_attribute_ids = $2::int[] AND metaverse_attribute_id = $3 AND id <> $4`,
+      [syncRuleId, [...csIds], mvId, exceptId ?? 0]);
+    if (clash) throw DomainError.validation('metaverseAttributeId', `Matching rule ${clash.id} already matches these attributes.`);
+  }
+
+  private async orderedIds(m: EntityManager, syncRuleId: number, excludeId?: number): Promise<number[]> {
+    const rows: Array<{ id: number }> = await m.query(
+      `SELECT id FROM sync_rule_matching_rule WHERE sync_rule_id = $1 AND id <> $2 ORDER BY "order", id`, [syncRuleId, excludeId ?? 0]);
+    return rows.map((r) => r.id);
+  }
+
+  /** Numbers the matching rules 1..n in the given order; true when any position changed. */
+  private async writeOrder(m: EntityManager, ids: readonly number[]): Promise<boolean> {
+    if (!ids.length) return false;
+    const rows = await m.query(
+      `UPDATE sync_rule_matching_rule x SET "order" = o.ord::int FROM unnest($1::int[]) WITH ORDINALITY AS o(id, ord)
+        WHERE x.id = o.id AND x."order" IS DISTINCT FROM o.ord::int RETURNING x.id`, [[...ids]]);
+    return returnedRows(rows).length > 0;
+  }
+
+  /**
+   * Turns the metaverse attribute's index on when it is off and backfills its lookup rows from every
+   * metaverse object in one INSERT … SELECT (values lower-cased and cut to 512 characters, the format
+   * the writers keep), so the first match of the next synchronisation already uses the index.
+   */
+  private async ensureIndexed(m: EntityManager, ctx: RuleContext, attributeId: number): Promise<Record<string, unknown>> {
+    const updated = returnedRows<{ id: number; name: string }>(await m.query(
+      `UPDATE metaverse_attribute SET is_indexed = true, last_updated = now() WHERE id = $1 AND NOT is_indexed AND type = ANY($2::text[]) RETURNING id, name`,
+      [attributeId, [...MATCHABLE_TYPES]]));
+    if (!updated.length) return {};
+    const [{ rows }] = await m.query(
+      `WITH inserted AS (
+         INSERT INTO metaverse_object_lookup (attribute_id, value_normalised, object_id)
+         SELECT DISTINCT $1::int, left(lower(v.value ->> 'v'), ${LOOKUP_VALUE_LENGTH}), o.id
+           FROM metaverse_object o
+          CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(o.attributes -> $2::text) = 'array' THEN o.attributes -> $2::text ELSE '[]'::jsonb END) AS v(value)
+          WHERE o.attributes ? $2::text AND v.value ->> 'v' IS NOT NULL AND v.value ->> 'v' <> ''
+         ON CONFLICT DO NOTHING
+         RETURNING 1)
+       SELECT count(*)::int AS rows FROM inserted`, [attributeId, String(attributeId)]);
+    ctx.mvAttributes.get(attributeId)!.isIndexed = true;
+    return { indexedMetaverseAttribute: { id: attributeId, name: updated[0].name, lookupRowsWritten: rows } };
+  }
+
+  private async record(m: EntityManager, ctx: RuleContext, initiator: Initiator, operation: ActivityOperationType, view: MatchingRuleView, details: Record<string, unknown>): Promise<void> {
+    await recordRuleActivity(this.activities, m, {
+      initiator, targetType: ActivityTargetType.ObjectMatchingRule, operation, targetId: view.id,
+      targetName: `${view.connectedSystemAttributes.map((a) => a.name).join(', ')} → ${view.metaverseAttributeName}`, targetContext: ctx.rule.name,
+      details: { syncRuleId: ctx.rule.id, connectedSystemAttributeIds: view.connectedSystemAttributeIds, metaverseAttributeId: view.metaverseAttributeId, ...details },
+    }, { syncRuleId: ctx.rule.id, connectedSystemId: ctx.rule.connectedSystemId });
+  }
+}

@@ -1,0 +1,348 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { ActivityOperationType, AttributeDataType, deriveMappingSourceType, MappingSourceType, placeAt } from '@meridian/domain';
+import { SyncRuleMappingEntity, SyncRuleMappingSourceEntity } from '@meridian/persistence';
+import { DataSource, EntityManager } from 'typeorm';
+import { ActivitiesService } from '../activities/activities.service';
+import { Initiator } from '../activities/initiator';
+import { compactPriorityGroup, lockPriorityGroups, PriorityGroup, priorityGroupMappingIds, writePriorityOrder } from './attribute-priority.store';
+import { ExpressionSchema, FieldExpressionError, MappingExpressions, mappingValidationError } from './mapping-expressions';
+import { childNotFound, FieldErrors, isImport, loadRuleContext, markFullSyncRequired, positiveInt, recordRuleActivity, requireRule, RuleContext, sameJson } from './sync-rule.support';
+import { loadMappingViews, MappingView } from './sync-rule.views';
+
+export interface MappingSourceInput {
+  order?: unknown;
+  connectedSystemAttributeId?: unknown;
+  metaverseAttributeId?: unknown;
+  expression?: unknown;
+}
+
+/** A mapping as a client sends it (spec 4.8 create body plus Meridian's extensions). */
+export interface MappingInput {
+  targetMetaverseAttributeId?: unknown;
+  targetConnectedSystemAttributeId?: unknown;
+  sources?: unknown;
+  priority?: unknown;
+  nullIsValue?: unknown;
+  initialExportOnly?: unknown;
+  enabled?: unknown;
+}
+
+interface SourceFields {
+  order: number;
+  connectedSystemAttributeId: number | null;
+  metaverseAttributeId: number | null;
+  expression: string | null;
+}
+
+/** Sources per mapping; an AdvancedMapping rarely needs more than a handful. */
+export const MAX_MAPPING_SOURCES = 20;
+
+/** Attribute mappings of a sync rule (spec 4.8, 2.12) and their attribute priority (DOMAIN.md §2.2.6). */
+@Injectable()
+export class SyncRuleMappingsService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly activities: ActivitiesService,
+    private readonly expressions: MappingExpressions,
+  ) {}
+
+  async list(syncRuleId: number): Promise<MappingView[]> {
+    await requireRule(this.ds.manager, syncRuleId);
+    return loadMappingViews(this.ds.manager, syncRuleId);
+  }
+
+  async get(syncRuleId: number, mappingId: number, m: EntityManager = this.ds.manager): Promise<MappingView> {
+    await requireRule(m, syncRuleId);
+    const [view] = await loadMappingViews(m, syncRuleId, [mappingId]);
+    if (!view) throw childNotFound('Mapping', mappingId, syncRuleId);
+    return view;
+  }
+
+  async create(syncRuleId: number, input: MappingInput, initiator: Initiator): Promise<MappingView> {
+    return this.ds.transaction(async (m) => {
+      const ctx = await loadRuleContext(m, syncRuleId, true);
+      const imports = isImport(ctx.rule);
+      const errors = new FieldErrors();
+      const expressionErrors: FieldExpressionError[] = [];
+      const target = await this.checkTarget(m, ctx, input, true, null, errors);
+      const sources = this.checkSources(ctx, input.sources, errors, expressionErrors);
+      const extras = this.checkExtras(ctx, input, errors);
+      if (target !== undefined && sources) this.checkReferenceTypes(ctx, target, sources, errors);
+      const invalid = mappingValidationError(errors.errors, expressionErrors);
+      if (invalid) throw invalid;
+
+      const group = imports ? { metaverseObjectTypeId: ctx.rule.metaverseObjectTypeId, metaverseAttributeId: target! } : null;
+      if (group) await lockPriorityGroups(m, [group]);
+      const saved = await m.getRepository(SyncRuleMappingEntity).save({
+        syncRuleId,
+        targetMetaverseAttributeId: imports ? target! : null,
+        targetConnectedSystemAttributeId: imports ? null : target!,
+        nullIsValue: imports && extras.nullIsValue === true,
+        initialExportOnly: !imports && extras.initialExportOnly === true,
+        enabled: extras.enabled ?? true,
+        priority: null,
+      });
+      await this.writeSources(m, saved.id, sources!);
+      if (group) await writePriorityOrder(m, placeAt(await priorityGroupMappingIds(m, group, saved.id), saved.id, extras.priority));
+      await markFullSyncRequired(m, ctx.rule.connectedSystemId);
+      const view = await this.get(syncRuleId, saved.id, m);
+      await this.record(m, ctx, initiator, 'Create', view, { sourceType: view.sourceType, sources: view.sources.length, priority: view.priority });
+      return view;
+    });
+  }
+
+  async update(syncRuleId: number, mappingId: number, input: MappingInput, initiator: Initiator): Promise<MappingView> {
+    return this.ds.transaction(async (m) => {
+      const ctx = await loadRuleContext(m, syncRuleId, true);
+      const imports = isImport(ctx.rule);
+      const mapping = await this.requireMapping(m, syncRuleId, mappingId);
+      const before = await this.get(syncRuleId, mappingId, m);
+      const errors = new FieldErrors();
+      const expressionErrors: FieldExpressionError[] = [];
+      const targetGiven = input.targetMetaverseAttributeId !== undefined || input.targetConnectedSystemAttributeId !== undefined;
+      const target = targetGiven ? await this.checkTarget(m, ctx, input, false, mappingId, errors) : undefined;
+      const sources = input.sources === undefined ? undefined : this.checkSources(ctx, input.sources, errors, expressionErrors);
+      const extras = this.checkExtras(ctx, input, errors);
+      const currentTarget = imports ? mapping.targetMetaverseAttributeId! : mapping.targetConnectedSystemAttributeId!;
+      const targetValid = !targetGiven || target !== undefined;
+      if (targetValid && sources !== null && (targetGiven || sources !== undefined)) {
+        this.checkReferenceTypes(ctx, target ?? currentTarget, sources ?? before.sources, errors);
+      }
+      const invalid = mappingValidationError(errors.errors, expressionErrors);
+      if (invalid) throw invalid;
+
+      const changed: string[] = [];
+      const newTarget = target ?? currentTarget;
+      if (newTarget !== currentTarget) {
+        changed.push(imports ? 'targetMetaverseAttributeId' : 'targetConnectedSystemAttributeId');
+        if (imports) mapping.targetMetaverseAttributeId = newTarget;
+        else mapping.targetConnectedSystemAttributeId = newTarget;
+      }
+      for (const key of ['nullIsValue', 'initialExportOnly', 'enabled'] as const) {
+        if (extras[key] !== undefined && extras[key] !== mapping[key]) {
+          mapping[key] = extras[key]!;
+          changed.push(key);
+        }
+      }
+      const sourceKey = (s: SourceFields) => ({ order: s.order, connectedSystemAttributeId: s.connectedSystemAttributeId, metaverseAttributeId: s.metaverseAttributeId, expression: s.expression });
+      if (sources && !sameJson(sources.map(sourceKey), before.sources.map(sourceKey))) changed.push('sources');
+
+      if (imports) {
+        const oldGroup: PriorityGroup = { metaverseObjectTypeId: ctx.rule.metaverseObjectTypeId, metaverseAttributeId: currentTarget };
+        const newGroup: PriorityGroup = { metaverseObjectTypeId: ctx.rule.metaverseObjectTypeId, metaverseAttributeId: newTarget };
+        await lockPriorityGroups(m, [oldGroup, newGroup]);
+        if (newTarget !== currentTarget) {
+          mapping.priority = null;
+          await m.getRepository(SyncRuleMappingEntity).save(mapping);
+          await compactPriorityGroup(m, oldGroup);
+          await writePriorityOrder(m, placeAt(await priorityGroupMappingIds(m, newGroup, mappingId), mappingId, extras.priority));
+        } else {
+          await m.getRepository(SyncRuleMappingEntity).save(mapping);
+          if (extras.priority !== undefined) {
+            const moved = await writePriorityOrder(m, placeAt(await priorityGroupMappingIds(m, newGroup), mappingId, extras.priority));
+            if (moved.length) changed.push('priority');
+          }
+        }
+      } else if (changed.length) {
+        await m.getRepository(SyncRuleMappingEntity).save(mapping);
+      }
+      if (changed.includes('sources')) {
+        await m.getRepository(SyncRuleMappingSourceEntity).delete({ mappingId });
+        await this.writeSources(m, mappingId, sources!);
+      }
+      const view = await this.get(syncRuleId, mappingId, m);
+      if (changed.length) {
+        await markFullSyncRequired(m, ctx.rule.connectedSystemId);
+        await this.record(m, ctx, initiator, 'Update', view, { changed, sourceType: view.sourceType, priority: view.priority });
+      }
+      return view;
+    });
+  }
+
+  async remove(syncRuleId: number, mappingId: number, initiator: Initiator): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      const ctx = await loadRuleContext(m, syncRuleId, true);
+      const mapping = await this.requireMapping(m, syncRuleId, mappingId);
+      const view = await this.get(syncRuleId, mappingId, m);
+      const group = isImport(ctx.rule) && mapping.targetMetaverseAttributeId !== null
+        ? { metaverseObjectTypeId: ctx.rule.metaverseObjectTypeId, metaverseAttributeId: mapping.targetMetaverseAttributeId } : null;
+      if (group) await lockPriorityGroups(m, [group]);
+      await m.getRepository(SyncRuleMappingEntity).delete({ id: mappingId });
+      if (group) await compactPriorityGroup(m, group);
+      await markFullSyncRequired(m, ctx.rule.connectedSystemId);
+      await this.record(m, ctx, initiator, 'Delete', view, { sourceType: view.sourceType });
+    });
+  }
+
+  private async requireMapping(m: EntityManager, syncRuleId: number, mappingId: number): Promise<SyncRuleMappingEntity> {
+    const mapping = await m.getRepository(SyncRuleMappingEntity).findOneBy({ id: mappingId, syncRuleId });
+    if (!mapping) throw childNotFound('Mapping', mappingId, syncRuleId);
+    return mapping;
+  }
+
+  private async writeSources(m: EntityManager, mappingId: number, sources: readonly SourceFields[]): Promise<void> {
+    await m.getRepository(SyncRuleMappingSourceEntity).insert(sources.map((s) => ({ mappingId, ...s })));
+  }
+
+  /** The target attribute id (validated), or undefined when it is missing or invalid (an error is recorded). */
+  private async checkTarget(m: EntityManager, ctx: RuleContext, input: MappingInput, creating: boolean, mappingId: number | null, errors: FieldErrors): Promise<number | undefined> {
+    const imports = isImport(ctx.rule);
+    const field = imports ? 'targetMetaverseAttributeId' : 'targetConnectedSystemAttributeId';
+    const other = imports ? 'targetConnectedSystemAttributeId' : 'targetMetaverseAttributeId';
+    if (input[other] !== undefined && input[other] !== null) {
+      errors.add(other, `${other} applies to ${imports ? 'Export' : 'Import'} rules only; this rule is ${ctx.rule.direction}: use ${field}.`);
+    }
+    const raw = input[field];
+    if (raw === undefined || raw === null) {
+      if (creating || raw === null) errors.add(field, `${field} is required for ${ctx.rule.direction} rules.`);
+      return undefined;
+    }
+    if (!positiveInt(raw)) {
+      errors.add(field, `${field} must be a positive whole number.`);
+      return undefined;
+    }
+    if (imports) {
+      if (!ctx.mvAttributes.has(raw)) {
+        errors.add(field, `Metaverse attribute ${raw} is not an attribute of the metaverse object type "${ctx.mvTypeName}".`);
+        return undefined;
+      }
+    } else {
+      const attribute = ctx.csAttributes.get(raw);
+      if (!attribute) {
+        errors.add(field, `Connected system attribute ${raw} is not an attribute of the object type "${ctx.csTypeName}".`);
+        return undefined;
+      }
+      if (!attribute.selected) {
+        errors.add(field, `Connected system attribute "${attribute.name}" is not selected for synchronisation; select it first.`);
+        return undefined;
+      }
+      if (attribute.writability === 'ReadOnly') {
+        errors.add(field, `Connected system attribute "${attribute.name}" is read-only and cannot be exported to.`);
+        return undefined;
+      }
+    }
+    const column = imports ? 'target_metaverse_attribute_id' : 'target_connected_system_attribute_id';
+    const [clash] = await m.query(`SELECT id FROM sync_rule_mapping WHERE sync_rule_id = $1 AND ${column} = $2 AND id <> $3`, [ctx.rule.id, raw, mappingId ?? 0]);
+    if (clash) {
+      errors.add(field, `This rule already has a mapping (${clash.id}) to that attribute: change that mapping, or give it several sources.`);
+      return undefined;
+    }
+    return raw;
+  }
+
+  /** Normalised sources, or null when they are invalid (errors recorded). */
+  private checkSources(ctx: RuleContext, raw: unknown, errors: FieldErrors, expressionErrors: FieldExpressionError[]): SourceFields[] | null {
+    const imports = isImport(ctx.rule);
+    if (!Array.isArray(raw) || raw.length === 0) {
+      errors.add('sources', 'sources must list at least one source.');
+      return null;
+    }
+    if (raw.length > MAX_MAPPING_SOURCES) {
+      errors.add('sources', `A mapping can have at most ${MAX_MAPPING_SOURCES} sources.`);
+      return null;
+    }
+    const schema: ExpressionSchema = {
+      cs: new Map([...ctx.csAttributes.values()].map((a) => [a.name.toLowerCase(), a])),
+      mv: [...ctx.mvAttributes.values()].map((a) => a.name),
+    };
+    const out: SourceFields[] = [];
+    let ok = true;
+    const fail = (field: string, message: string) => {
+      errors.add(field, message);
+      ok = false;
+    };
+    raw.forEach((source: MappingSourceInput, i) => {
+      const path = `sources[${i}]`;
+      if (typeof source !== 'object' || source === null || Array.isArray(source)) return fail(path, `${path} must be an object.`);
+      let order = 0;
+      if (source.order !== undefined && source.order !== null) {
+        if (typeof source.order !== 'number' || !Number.isSafeInteger(source.order) || source.order < 0 || source.order > 1_000_000) fail(`${path}.order`, `${path}.order must be a whole number from 0 to 1000000.`);
+        else order = source.order;
+      }
+      const cs = source.connectedSystemAttributeId ?? null;
+      const mv = source.metaverseAttributeId ?? null;
+      let expression: string | null = null;
+      let expressionMalformed = false;
+      if (source.expression !== undefined && source.expression !== null) {
+        if (typeof source.expression !== 'string') {
+          fail(`${path}.expression`, `${path}.expression must be text.`);
+          expressionMalformed = true;
+        } else if (source.expression.trim() !== '') {
+          expression = source.expression;
+          const found = this.expressions.check(expression, `${path}.expression`, schema);
+          if (found.length) {
+            expressionErrors.push(...found);
+            ok = false;
+          }
+        }
+      }
+      const attributeField = imports ? 'connectedSystemAttributeId' : 'metaverseAttributeId';
+      const attributeId = imports ? cs : mv;
+      const misplaced = imports ? mv : cs;
+      if (misplaced !== null) {
+        fail(`${path}.${imports ? 'metaverseAttributeId' : 'connectedSystemAttributeId'}`, imports
+          ? 'Import rules read connected system attributes: use connectedSystemAttributeId (an expression can read mv["…"]).'
+          : 'Export rules read metaverse attributes: use metaverseAttributeId (an expression can read cs["…"] of the target object).');
+      }
+      if (attributeId !== null) {
+        if (!positiveInt(attributeId)) fail(`${path}.${attributeField}`, `${path}.${attributeField} must be a positive whole number.`);
+        else if (imports) {
+          const attribute = ctx.csAttributes.get(attributeId);
+          if (!attribute) fail(`${path}.${attributeField}`, `Connected system attribute ${attributeId} is not an attribute of the object type "${ctx.csTypeName}".`);
+          else if (!attribute.selected) fail(`${path}.${attributeField}`, `Connected system attribute "${attribute.name}" is not selected for synchronisation; select it first.`);
+        } else if (!ctx.mvAttributes.has(attributeId)) {
+          fail(`${path}.${attributeField}`, `Metaverse attribute ${attributeId} is not an attribute of the metaverse object type "${ctx.mvTypeName}".`);
+        }
+      } else if (expression === null && misplaced === null && !expressionMalformed) {
+        fail(path, `${path} needs ${attributeField} or an expression.`);
+      }
+      out.push({ order, connectedSystemAttributeId: imports && positiveInt(cs) ? cs : null, metaverseAttributeId: !imports && positiveInt(mv) ? mv : null, expression });
+    });
+    return ok ? out : null;
+  }
+
+  private checkExtras(ctx: RuleContext, input: MappingInput, errors: FieldErrors): { priority?: number; nullIsValue?: boolean; initialExportOnly?: boolean; enabled?: boolean } {
+    const imports = isImport(ctx.rule);
+    const out: { priority?: number; nullIsValue?: boolean; initialExportOnly?: boolean; enabled?: boolean } = {};
+    for (const key of ['nullIsValue', 'initialExportOnly', 'enabled'] as const) {
+      const v = input[key];
+      if (v === undefined) continue;
+      if (typeof v !== 'boolean') errors.add(key, `${key} must be true or false.`);
+      else out[key] = v;
+    }
+    if (input.priority !== undefined && input.priority !== null) {
+      if (!imports) errors.add('priority', `priority applies to Import rules only (it orders the contributors of a metaverse attribute); this rule is Export.`);
+      else if (!positiveInt(input.priority)) errors.add('priority', 'priority must be a whole number of at least 1 (1 = highest).');
+      else out.priority = input.priority;
+    }
+    if (!imports && out.nullIsValue) errors.add('nullIsValue', 'nullIsValue applies to Import rules only; this rule is Export.');
+    if (imports && out.initialExportOnly) errors.add('initialExportOnly', 'initialExportOnly applies to Export rules only; this rule is Import.');
+    return out;
+  }
+
+  /** A direct copy between a reference and a non-reference attribute can never flow: refuse it when saved. */
+  private checkReferenceTypes(ctx: RuleContext, target: number, sources: ReadonlyArray<{ connectedSystemAttributeId: number | null; metaverseAttributeId: number | null; expression: string | null }>, errors: FieldErrors): void {
+    if (deriveMappingSourceType(sources) !== MappingSourceType.AttributeMapping) return;
+    const imports = isImport(ctx.rule);
+    const source = sources[0];
+    const sourceType = imports ? ctx.csAttributes.get(source.connectedSystemAttributeId ?? 0)?.type : ctx.mvAttributes.get(source.metaverseAttributeId ?? 0)?.type;
+    const targetType = imports ? ctx.mvAttributes.get(target)?.type : ctx.csAttributes.get(target)?.type;
+    if (!sourceType || !targetType) return;
+    if ((sourceType === AttributeDataType.Reference) !== (targetType === AttributeDataType.Reference)) {
+      errors.add(imports ? 'targetMetaverseAttributeId' : 'targetConnectedSystemAttributeId',
+        `A ${sourceType} attribute cannot be copied to a ${targetType} attribute: references flow only between Reference attributes.`);
+    }
+  }
+
+  private async record(m: EntityManager, ctx: RuleContext, initiator: Initiator, operation: 'Create' | 'Update' | 'Delete', view: MappingView, extra: Record<string, unknown>): Promise<void> {
+    const target = view.targetMetaverseAttributeName ?? view.targetConnectedSystemAttributeName ?? '?';
+    const from = view.sources.map((s) => s.connectedSystemAttributeName ?? s.metaverseAttributeName ?? 'expression').join(', ');
+    const verb = operation === 'Create' ? 'added' : operation === 'Update' ? 'changed' : 'removed';
+    await recordRuleActivity(this.activities, m, {
+      initiator, operation: ActivityOperationType.Update, targetId: ctx.rule.id, targetName: ctx.rule.name, targetContext: ctx.connectedSystemName,
+      message: `Mapping ${view.id} ${verb}: ${from} → ${target}`,
+      details: { mapping: { operation, id: view.id, target, ...extra } },
+    }, { syncRuleId: ctx.rule.id, connectedSystemId: ctx.rule.connectedSystemId });
+  }
+}

@@ -1,0 +1,3 @@
+export * from './connected-system.enums';
+export * from './schema-diff';
+export * from './attribute-selection';

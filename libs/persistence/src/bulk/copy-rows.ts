@@ -1,0 +1,114 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ClientBase } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+
+/**
+ * A value as COPY text format writes it. null/undefined → NULL; Buffer → bytea hex; Date → ISO 8601;
+ * boolean → t/f; number/bigint → decimal; plain objects and arrays → JSON (for json/jsonb columns);
+ * strings as they are; PreEncoded verbatim.
+ */
+export type CopyValue = string | number | bigint | boolean | Date | Buffer | Uint8Array | null | undefined | object;
+
+/** A field already in COPY text form, written as it is (for text the caller has escaped itself). */
+export class PreEncoded {
+  constructor(readonly text: string) {}
+}
+
+const NEEDS_ESCAPE = /[\\\t\n\r]/;
+const ESCAPES = /[\\\t\n\r]/g;
+const ESCAPED: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** Escapes text for one field of COPY's text format (backslash, tab, newline, carriage return). */
+export function escapeCopyText(text: string): string {
+  if (text.includes('\u0000')) throw new TypeError('COPY: PostgreSQL text cannot contain NUL (\\u0000) characters.');
+  return NEEDS_ESCAPE.test(text) ? text.replace(ESCAPES, (c) => ESCAPED[c]) : text;
+}
+
+/** One field of COPY's text format: `\N` for NULL, otherwise the escaped text form of the value. */
+export function encodeCopyValue(value: CopyValue): string {
+  if (value === null || value === undefined) return '\\N';
+  switch (typeof value) {
+    case 'string':
+      return escapeCopyText(value);
+    case 'number':
+      if (!Number.isFinite(value)) throw new TypeError(`COPY: ${value} is not a finite number.`);
+      return String(value);
+    case 'bigint':
+      return value.toString();
+    case 'boolean':
+      return value ? 't' : 'f';
+    default:
+      break;
+  }
+  if (value instanceof PreEncoded) return value.text;
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw new TypeError('COPY: invalid Date.');
+    return value.toISOString();
+  }
+  // bytea hex input `\x…`; the backslash is itself escaped for the text format.
+  if (value instanceof Uint8Array) return `\\\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')}`;
+  return escapeCopyText(JSON.stringify(value));
+}
+
+/** One line of COPY's text format (fields separated by tabs, ended by a newline). */
+export function encodeCopyLine(values: readonly CopyValue[]): string {
+  let line = '';
+  for (let i = 0; i < values.length; i++) line += (i ? '\t' : '') + encodeCopyValue(values[i]);
+  return line + '\n';
+}
+
+/** A double-quoted identifier; `schema.table` is quoted part by part. */
+export function quoteIdentifier(name: string): string {
+  return name.split('.').map((part) => `"${part.replace(/"/g, '""')}"`).join('.');
+}
+
+/** Writes ~64 KiB at a time: fewer, larger writes to the socket than one per row. */
+const CHUNK_CHARS = 64 * 1024;
+
+async function* copyChunks(rows: Iterable<readonly CopyValue[]> | AsyncIterable<readonly CopyValue[]>, width: number, counter: { rows: number }): AsyncGenerator<string> {
+  let chunk = '';
+  for await (const row of rows) {
+    if (row.length !== width) throw new TypeError(`COPY: row ${counter.rows + 1} has ${row.length} values for ${width} columns.`);
+    chunk += encodeCopyLine(row);
+    counter.rows++;
+    if (chunk.length >= CHUNK_CHARS) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}
+
+/**
+ * Streams text already in COPY text format (lines ending in a newline, e.g. built with
+ * encodeCopyLine or read from a file) into `table`. Returns nothing: COPY reports no row count here.
+ */
+export async function copyEncoded(
+  client: ClientBase,
+  table: string,
+  columns: readonly string[],
+  chunks: Iterable<string> | AsyncIterable<string>,
+): Promise<void> {
+  const sql = `COPY ${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(', ')}) FROM STDIN`;
+  await pipeline(Readable.from(chunks, { objectMode: false }), client.query(copyFrom(sql)));
+}
+
+/**
+ * Streams rows into `table` with `COPY … FROM STDIN` (text format), respecting back-pressure, so
+ * memory stays bounded whatever the number of rows. Rows are arrays in the order of `columns`.
+ * Returns the number of rows written. Runs on the caller's client (and so inside its transaction, if any).
+ */
+export async function copyRows(
+  client: ClientBase,
+  table: string,
+  columns: readonly string[],
+  rows: Iterable<readonly CopyValue[]> | AsyncIterable<readonly CopyValue[]>,
+): Promise<number> {
+  if (!columns.length) throw new TypeError('copyRows needs at least one column.');
+  const sql = `COPY ${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(', ')}) FROM STDIN`;
+  const counter = { rows: 0 };
+  const stream = client.query(copyFrom(sql));
+  await pipeline(Readable.from(copyChunks(rows, columns.length, counter), { objectMode: false }), stream);
+  return counter.rows;
+}

@@ -1,0 +1,3 @@
+export * from './copy-rows';
+export * from './connector-space';
+export * from './uuid-v7';
