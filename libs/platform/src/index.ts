@@ -15,3 +15,4 @@ export * from './http/request-context.middleware';
 export * from './pagination/pagination';
 export * from './platform.module';
 export * from './crypto/secret-box';
+export * from './process/run-service';
