@@ -3,14 +3,15 @@
 // Environment: MERIDIAN_BENCH_CSOS (objects, default 1,000,000), MERIDIAN_BENCH_BATCH (objects per
 // upsert round, default 1000 = one connector page), MERIDIAN_BENCH_LOOKUP_PAGES (random
 // pages of 1000 external ids to look up, default: every object once), MERIDIAN_BENCH_ALTERNATIVES=0 to
-// skip the rejected variants (e, f), MERIDIAN_TEST_POSTGRES_URL.
+// skip the rejected variants (e, f and the EAV/wide parts of g), MERIDIAN_TEST_POSTGRES_URL.
 //
 // It creates its own database (dropped at the end), a connected system with one object type and 15
 // attributes, and streams deterministic generated objects (never all in memory) through:
 //   (a) baseline: one raw COPY of the same rows into an unindexed, constraint-free table with the columns of connected_system_object;
-//   (b) the real import path: upsertConnectorSpaceObjects into connected_system_object (all its indexes and foreign keys), fed in connector pages of 1000;
+//   (b) the real import path: upsertConnectorSpaceObjects into connected_system_object (all its indexes and its foreign key), fed in connector pages of 1000;
 //   (c) the same import again with unchanged data (content hash → no writes);
 //   (d) findConnectorSpaceObjectsByExternalIds in random pages of 1000 ids (with and without the attribute document);
+//   (b5) (b) again, writing five connector pages per round;
 //   (g) the database side alone: (a) and (b)'s statements on rows encoded before timing (MERIDIAN_BENCH_DB_ONLY objects, default 100,000);
 //   (e) the rejected merge variant (every row staged, INSERT … ON CONFLICT);
 //   (f) the rejected layouts: EAV (a row per value) and a wide table per object type, with the indexes each needs.
@@ -169,7 +170,7 @@ async function lookups(label: string, lookupPage: (ids: string[]) => Promise<num
 
 // ------------------------------------------------------------------------------------ other layouts
 
-/** A PostgreSQL array literal of text, `{"a","b"}` (COPY escaping is applied on top by copyRows). */
+/** A PostgreSQL array literal of text, `{"a","b"}` (COPY escaping goes on top: escapeCopyText). */
 function pgTextArray(values: unknown[]): string {
   return `{${values.map((v) => `"${String(v).replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;
 }
@@ -416,6 +417,15 @@ async function main(): Promise<void> {
     const narrow = await lookups('(d) find by external id, pages of 1000, without attributes', async (ids) =>
       (await findConnectorSpaceObjectsByExternalIds(client, systemId, typeId, ids, { attributes: false })).length);
 
+    const importPeakRss = peakRss;
+
+    // (b5) The same import, writing five connector pages per round (the engine may gather pages).
+    await client.query(`TRUNCATE connected_system_object`);
+    const insert5 = await againstCopy(`(b5) import, all new, ${num(5 * PAGE)} per round, vs (a)`, async (from, to) => {
+      expectCounts('import (5 pages)', await upsertConnectorSpaceObjects(client, source(from, to), { batchSize: 5 * PAGE }), { inserted: to - from });
+    });
+    await client.query(`TRUNCATE connected_system_object`);
+
     // (g) The database side alone, per layout: the import's statements on rows encoded before the
     // clock starts, against a raw COPY of the same objects (no client work is timed).
     const dbOnly = Math.min(N, DB_ONLY);
@@ -495,11 +505,12 @@ async function main(): Promise<void> {
     const verdict = (ratio: number) => `${ratio.toFixed(2)}×  ${ratio <= 3 ? 'WITHIN 3×' : 'NOT within 3×'}`;
     console.log(`(b) import of new objects (each batch of ${num(BATCH)} looked up by external id, then COPYd) / raw COPY (a): ${verdict(insert.ratio)}`);
     console.log(`(b) + reading every object back by external id in pages of ${PAGE} (d) / raw COPY (a):          ${verdict(withLookups)}`);
+    console.log(`(b5) the same, writing ${num(5 * PAGE)} objects (five pages) per round / raw COPY (a):                   ${verdict(insert5.ratio)}`);
     console.log(`(c) unchanged re-import / raw COPY (a): ${(again.ms / insert.copyMs).toFixed(2)}×`);
     console.log(`lookup, whole objects: p50 ${full.p50.toFixed(1)} ms, p95 ${full.p95.toFixed(1)} ms per page of 1000; without attributes: p50 ${narrow.p50.toFixed(1)} ms, p95 ${narrow.p95.toFixed(1)} ms`);
     for (const l of dbOnlyLines) console.log(`(g) database only, ${l}`);
     for (const l of lines) console.log(l);
-    console.log(`peak RSS: ${mb(peakRss)}`);
+    console.log(`peak RSS: ${mb(importPeakRss)} through (a)-(d); ${mb(peakRss)} overall (the database-only comparison (g) holds its encoded rows in memory)`);
   } finally {
     await client.end();
     await db.drop();

@@ -9,6 +9,7 @@ import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
 import { ConnectedSystemSchemaService } from './connected-system-schema.service';
 import { ConnectedSystemsService } from './connected-systems.service';
+import { CertificatesService } from '../certificates/certificates.service';
 import { ConnectorContextFactory } from './connector-context.factory';
 
 const ADMIN_URL = process.env.MERIDIAN_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -57,9 +58,9 @@ describe('connected system secret settings (service, real database, test connect
     await runMigrations(url);
     ds = await new DataSource(dataSourceOptions(url, 'secrets-test', 2)).initialize();
     const config = { encryptionKey: randomBytes(32), connectorFilesRoot: '/nonexistent' } as AppConfig;
-    const contexts = new ConnectorContextFactory(ds, new SecretBox(config), config);
-    const registry = new ConnectorRegistry([vault]);
     const activities = new ActivitiesService(ds);
+    const contexts = new ConnectorContextFactory(new SecretBox(config), config, new CertificatesService(ds, activities));
+    const registry = new ConnectorRegistry([vault]);
     systems = new ConnectedSystemsService(ds, activities, registry, contexts);
     schema = new ConnectedSystemSchemaService(ds, activities, registry, contexts, logger);
   });

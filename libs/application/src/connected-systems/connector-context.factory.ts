@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { DomainError } from '@meridian/domain';
 import { ConnectorContext } from '@meridian/connectors';
 import { ConnectedSystemEntity } from '@meridian/persistence';
 import { APP_CONFIG, AppConfig, SecretBox } from '@meridian/platform';
-import { DataSource } from 'typeorm';
+import { CertificatesService } from '../certificates/certificates.service';
 
 /**
  * Secret settings at rest: `connected_system.secret_settings` is a JSON object of setting name →
@@ -15,9 +14,9 @@ import { DataSource } from 'typeorm';
 @Injectable()
 export class ConnectorContextFactory {
   constructor(
-    @InjectDataSource() private readonly ds: DataSource,
     private readonly box: SecretBox,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly certificates: CertificatesService,
   ) {}
 
   sealSecrets(systemId: number, secrets: Record<string, string>): string | null {
@@ -45,11 +44,10 @@ export class ConnectorContextFactory {
   /** Everything a connector call needs: decrypted settings, the files root, trusted certificates. */
   async build(system: ConnectedSystemEntity, options: { signal?: AbortSignal; filePathOverride?: string | null } = {}): Promise<ConnectorContext> {
     const secrets = this.openSecrets(system);
-    const rows: Array<{ pem: string }> = await this.ds.query(`SELECT pem FROM trusted_certificate WHERE is_enabled ORDER BY created`);
     return {
       settings: { ...system.settings, ...secrets },
       filesRoot: this.config.connectorFilesRoot,
-      trustedCertificates: rows.map((r) => r.pem),
+      trustedCertificates: await this.certificates.trustedCaPems(),
       filePathOverride: options.filePathOverride ?? null,
       signal: options.signal,
     };
