@@ -5,6 +5,7 @@ import { ApiKeyEntity } from '@meridian/persistence';
 import { APP_CONFIG, AppConfig, Principal, PrincipalResolver } from '@meridian/platform';
 import { DataSource } from 'typeorm';
 import { hashApiKey, sameHash } from '../api-keys/api-key.secret';
+import { lookupValueSql } from '../metaverse/metaverse-lookups';
 
 /** Resolves API keys and OIDC subjects to principals; roles come from the key or the metaverse. */
 @Injectable()
@@ -33,7 +34,7 @@ export class DatabasePrincipalResolver extends PrincipalResolver {
     const rows: Array<{ id: string; display_name: string | null }> = await this.ds.query(
       `SELECT o.id, o.display_name
          FROM metaverse_attribute a
-         JOIN metaverse_object_lookup l ON l.attribute_id = a.id AND l.value_normalised = lower($2)
+         JOIN metaverse_object_lookup l ON l.attribute_id = a.id AND l.value_normalised = ${lookupValueSql('$2')}
          JOIN metaverse_object o ON o.id = l.object_id
          JOIN metaverse_object_type t ON t.id = o.type_id AND t.name = $3
         WHERE lower(a.name) = lower($1) AND o.status = 'Normal'

@@ -5,6 +5,7 @@ import { SyncRuleMatchingRuleEntity } from '@meridian/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
+import { backfillAttributeLookups, lockLookupSchemaExclusive } from '../metaverse/metaverse-lookups';
 import { childNotFound, FieldErrors, isImport, loadRuleContext, markFullSyncRequired, positiveInt, recordRuleActivity, requireRule, returnedRows, RuleContext } from './sync-rule.support';
 import { loadMatchingRuleViews, MatchingRuleView } from './sync-rule.views';
 
@@ -21,7 +22,6 @@ export const MATCHABLE_TYPES: readonly string[] = [AttributeDataType.String, Att
 const MATCHABLE_CS_TYPES: readonly string[] = [...MATCHABLE_TYPES, AttributeDataType.Decimal, AttributeDataType.DateTime];
 const MAX_SOURCE_ATTRIBUTES = 10;
 /** Lookup values are lower-cased and cut to this length (the format of MetaverseObjectsWriter). */
-const LOOKUP_VALUE_LENGTH = 512;
 
 /**
  * Ordered matching rules of import sync rules (DOMAIN.md §2.2.3): connected-system attribute(s) → a
@@ -239,25 +239,17 @@ export class MatchingRulesService {
   }
 
   /**
-   * Turns the metaverse attribute's index on when it is off and backfills its lookup rows from every
-   * metaverse object in one INSERT … SELECT (values lower-cased and cut to 512 characters, the format
-   * the writers keep), so the first match of the next synchronisation already uses the index.
+   * Turns the metaverse attribute's index on when it is off and backfills its lookup rows with the
+   * metaverse area's own backfill (under its lookup-schema lock), so the first match of the next
+   * synchronisation already uses the index.
    */
   private async ensureIndexed(m: EntityManager, ctx: RuleContext, attributeId: number): Promise<Record<string, unknown>> {
+    await lockLookupSchemaExclusive(m);
     const updated = returnedRows<{ id: number; name: string }>(await m.query(
       `UPDATE metaverse_attribute SET is_indexed = true, last_updated = now() WHERE id = $1 AND NOT is_indexed AND type = ANY($2::text[]) RETURNING id, name`,
       [attributeId, [...MATCHABLE_TYPES]]));
     if (!updated.length) return {};
-    const [{ rows }] = await m.query(
-      `WITH inserted AS (
-         INSERT INTO metaverse_object_lookup (attribute_id, value_normalised, object_id)
-         SELECT DISTINCT $1::int, left(lower(v.value ->> 'v'), ${LOOKUP_VALUE_LENGTH}), o.id
-           FROM metaverse_object o
-          CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(o.attributes -> $2::text) = 'array' THEN o.attributes -> $2::text ELSE '[]'::jsonb END) AS v(value)
-          WHERE o.attributes ? $2::text AND v.value ->> 'v' IS NOT NULL AND v.value ->> 'v' <> ''
-         ON CONFLICT DO NOTHING
-         RETURNING 1)
-       SELECT count(*)::int AS rows FROM inserted`, [attributeId, String(attributeId)]);
+    const rows = await backfillAttributeLookups(m, attributeId);
     ctx.mvAttributes.get(attributeId)!.isIndexed = true;
     return { indexedMetaverseAttribute: { id: attributeId, name: updated[0].name, lookupRowsWritten: rows } };
   }

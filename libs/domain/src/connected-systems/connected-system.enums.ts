@@ -1,3 +1,5 @@
+import { relativePathProblem } from '../common/relative-path';
+
 /** What a run profile does (DOMAIN.md §1). */
 export enum RunType {
   FullImport = 'FullImport',
@@ -58,13 +60,5 @@ export const IMMEDIATE_DELETION_MAX_OBJECTS = 1000;
  * files root, no `..` segments, no drive letters, no control characters. Returns a message or null.
  */
 export function relativeFilePathProblem(path: string): string | null {
-  if (path.trim() === '') return 'must not be empty.';
-  if (path.length > 1000) return 'must be at most 1000 characters.';
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f]/.test(path)) return 'must not contain control characters.';
-  if (path.startsWith('/') || path.startsWith('\\') || /^[A-Za-z]:/.test(path)) {
-    return 'must be relative to the connector files root (MERIDIAN_CONNECTOR_FILES_ROOT), not absolute.';
-  }
-  if (path.split(/[\\/]+/).some((segment) => segment === '..')) return 'must not contain ".." segments: it must stay inside the connector files root.';
-  return null;
+  return relativePathProblem(path, { description: 'connector files root (MERIDIAN_CONNECTOR_FILES_ROOT)', maxLength: 1000 });
 }

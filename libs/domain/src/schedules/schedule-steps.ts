@@ -1,5 +1,6 @@
 import type { ValidationErrors } from '../errors/domain-error';
 import { sqlConnectionStringProblem } from './connection-string';
+import { relativePathProblem } from '../common/relative-path';
 
 export const SCHEDULE_STEP_TYPES = ['RunProfile', 'PowerShell', 'Executable', 'SqlScript'] as const;
 export type ScheduleStepType = (typeof SCHEDULE_STEP_TYPES)[number];
@@ -59,15 +60,7 @@ export interface ScheduleStepDraft {
  * characters. Returns a message (to follow the field name) or null.
  */
 export function relativeScriptPathProblem(path: string): string | null {
-  if (path.trim() === '') return 'must not be empty.';
-  if (path.length > MAX_SCRIPT_PATH_LENGTH) return `must be at most ${MAX_SCRIPT_PATH_LENGTH} characters.`;
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(path)) return 'must not contain control characters.';
-  if (path.startsWith('/') || path.startsWith('\\') || /^[A-Za-z]:/.test(path) || path.startsWith('~')) {
-    return 'must be relative to the scripts root (MERIDIAN_SCRIPTS_ROOT), not absolute.';
-  }
-  if (path.split(/[\\/]+/).some((segment) => segment === '..')) return 'must not contain ".." segments: it must stay inside the scripts root.';
-  return null;
+  return relativePathProblem(path, { description: 'scripts root (MERIDIAN_SCRIPTS_ROOT)', maxLength: MAX_SCRIPT_PATH_LENGTH });
 }
 
 /**
