@@ -343,8 +343,8 @@ describe('execution engine (real PostgreSQL and Redis, real child processes)', (
           [executionId, def.id, def.name, def.name === 'sync' ? 'RunProfile' : 'Executable', def.name === 'sync' ? 'Queued' : 'Processing',
             def.name === 'sync' ? activityId : null, def.name === 'sync' ? null : 999_999, systemId, runProfileId]);
       }
-      await waitFor(async () => (await bed.executionsOf(scheduleId))[0].claimed_by === s.runner.instanceId);
-      await waitFor(async () => (await stepOf(executionId, 'script')).status === 'Failed');
+      await waitFor(async () => (await bed.executionsOf(scheduleId))[0].claimed_by === s.runner.instanceId, 30_000);
+      await waitFor(async () => (await stepOf(executionId, 'script')).status === 'Failed', 30_000);
       expect((await stepOf(executionId, 'script')).error_message)
         .toBe('interrupted: the scheduler running this step (dead-host:1:abc) stopped before it finished; its outcome is unknown.');
       expect((await stepOf(executionId, 'sync')).status).toBe('Queued');

@@ -444,9 +444,11 @@ export class ScheduleExecutionRunner implements OnModuleDestroy {
     this.running.delete(step.id);
     try {
       const status = outcome.ok ? StepStatus.Completed : entry?.stoppedFor === 'cancel' ? StepStatus.Cancelled : StepStatus.Failed;
-      if (await this.endStep(step.id, status, outcome.errorMessage, this.clock.now())) {
+      // A process stopped for its timeout ends with the timeout's reason, whichever write lands first.
+      const errorMessage = entry?.stoppedFor === 'timeout' ? `timed out after ${step.timeout_seconds} s` : outcome.errorMessage;
+      if (await this.endStep(step.id, status, errorMessage, this.clock.now())) {
         this.logger.log({ level: outcome.ok ? 'information' : 'warning',
-          message: `Schedule execution ${execution.id}: step ${step.step_index} '${step.name}' ${outcome.ok ? 'completed' : `failed: ${outcome.errorMessage}`}.`,
+          message: `Schedule execution ${execution.id}: step ${step.step_index} '${step.name}' ${outcome.ok ? 'completed' : `failed: ${errorMessage}`}.`,
           scheduleExecutionId: execution.id, stepIndex: step.step_index });
       }
       if (!this.hasTasks(execution.id)) {
