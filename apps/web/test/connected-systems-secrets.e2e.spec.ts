@@ -31,7 +31,7 @@ const vault: Connector = {
   },
   async discoverSchema() { return { objectTypes: [] }; },
   import() { throw new Error('not used'); },
-  async export() { return []; },
+  async openExport() { throw new Error('not used'); },
 };
 
 /** Secret settings over HTTP: never in a response, an error, an activity, a log line or the database in clear. */

@@ -130,11 +130,21 @@ export interface ExportChange {
 export interface ExportResult {
   id: string;
   success: boolean;
-  /** External ID assigned by the system on Create. */
+  /** External ID assigned by the system on Create (for a file: the value written to the external ID column). */
   externalId?: string | null;
   error?: string | null;
   /** True when the system confirmed the write (no confirming import needed). */
   confirmed?: boolean;
+}
+
+/** One export run: open → write batches → commit (or abort). Results per change come back from write(). */
+export interface ExportSession {
+  /** Applies (or stages) one batch; one result per change. A result with success=false fails only that change. */
+  write(batch: ExportChange[]): Promise<ExportResult[]>;
+  /** Makes every successful write durable (the File connector renames its temporary file over the target here). */
+  commit(): Promise<void>;
+  /** Discards what was staged; safe to call after a failed commit or twice. */
+  abort(): Promise<void>;
 }
 
 export interface TestConnectionResult {
@@ -161,6 +171,6 @@ export interface Connector {
   discoverSchema(ctx: ConnectorContext): Promise<DiscoveredSchema>;
   /** Starts a paged import. */
   import(ctx: ConnectorContext, request: ImportRequest): ImportSession;
-  /** Applies a batch of changes; one result per change, in any order. */
-  export(ctx: ConnectorContext, batch: ExportChange[]): Promise<ExportResult[]>;
+  /** Starts an export run; the caller must end it with commit() or abort(). */
+  openExport(ctx: ConnectorContext): Promise<ExportSession>;
 }

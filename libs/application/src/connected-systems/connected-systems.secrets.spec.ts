@@ -39,7 +39,7 @@ const vault: Connector = {
   },
   async discoverSchema() { return { objectTypes: [] }; },
   import() { throw new Error('not used'); },
-  async export() { return []; },
+  async openExport() { throw new Error('not used'); },
 } as Connector;
 const seen = () => (vault as unknown as { seen: ConnectorContext['settings'][] }).seen;
 

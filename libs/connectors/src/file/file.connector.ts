@@ -2,10 +2,10 @@ import { constants as fsConstants, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { DomainError } from '@meridian/domain';
 import type {
-  Connector, ConnectorCapabilities, ConnectorContext, DiscoveredSchema, ExportChange, ExportResult, ImportRequest, ImportSession, TestConnectionResult,
+  Connector, ConnectorCapabilities, ConnectorContext, DiscoveredSchema, ExportSession, ImportRequest, ImportSession, TestConnectionResult,
 } from '../connector.contract';
 import { openCsv } from './csv-reader';
-import { exportToFile } from './file-export';
+import { openFileExport } from './file-export';
 import { importFilePages } from './file-import';
 import { resolveConnectorFilePath } from './file-path';
 import { checkHeader, discoverFileSchema } from './file-schema';
@@ -45,7 +45,7 @@ export class FileConnector implements Connector {
   readonly type = 'File';
   readonly displayName = 'File (CSV)';
   readonly description = 'Reads and writes a delimited text (CSV) file under the connector-files root: streaming full import, '
-    + 'schema discovery with type inference, and exports that rewrite the file atomically and confirm themselves.';
+    + 'schema discovery with type inference, and exports that rewrite the file atomically once per run and confirm themselves.';
   readonly capabilities = CAPABILITIES;
   readonly settings = FILE_CONNECTOR_SETTINGS;
 
@@ -133,12 +133,11 @@ export class FileConnector implements Connector {
     };
   }
 
-  async export(ctx: ConnectorContext, batch: ExportChange[]): Promise<ExportResult[]> {
+  async openExport(ctx: ConnectorContext): Promise<ExportSession> {
     const settings = parseFileSettings(ctx.settings);
     if (settings.mode === 'Import') throw DomainError.badRequest('This File (CSV) connected system is in Import mode and cannot export; set mode to Export or Bidirectional.');
-    if (batch.length === 0) return [];
     const filePath = await this.resolvePath(ctx, settings);
-    return exportToFile(filePath, { ...settings, filePath: ctx.filePathOverride || settings.filePath }, ctx, batch);
+    return openFileExport(filePath, { ...settings, filePath: ctx.filePathOverride || settings.filePath }, ctx);
   }
 
   private async *pages(ctx: ConnectorContext, configured: FileSettings, pageSize: number) {
