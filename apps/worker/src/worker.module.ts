@@ -5,9 +5,11 @@ import { JOB_HANDLERS } from './handlers/job-handler';
 import { ConnectedSystemDeletionHandler } from './handlers/connected-system-deletion.handler';
 import { NoopHandler } from './handlers/noop.handler';
 import { RunProfileHandler } from './handlers/run-profile.handler';
-import { JobsProcessor } from './jobs.processor';
+import { HousekeepingHandler } from './handlers/housekeeping.handler';
+import { JobsProcessor, RunsProcessor } from './jobs.processor';
+import { HousekeepingScheduler } from './housekeeping.scheduler';
 
-const HANDLERS = [NoopHandler, RunProfileHandler, ConnectedSystemDeletionHandler];
+const HANDLERS = [NoopHandler, RunProfileHandler, ConnectedSystemDeletionHandler, HousekeepingHandler];
 
 @Module({})
 export class WorkerModule {
@@ -19,6 +21,8 @@ export class WorkerModule {
         ...HANDLERS,
         { provide: JOB_HANDLERS, useFactory: (...handlers: unknown[]) => handlers, inject: HANDLERS },
         JobsProcessor,
+        RunsProcessor,
+        HousekeepingScheduler,
       ],
     };
   }

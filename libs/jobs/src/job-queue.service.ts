@@ -1,8 +1,8 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { JOB_DEFINITIONS } from './job-options';
-import { JobName, JobPayloads, MERIDIAN_QUEUE } from './job-names';
+import { HOUSEKEEPING_EVERY_MS, JOB_DEFINITIONS } from './job-options';
+import { JobName, JobPayloads, MERIDIAN_QUEUE, QueueName, RUNS_QUEUE } from './job-names';
 
 /** The enqueue API: typed payloads, deterministic job ids, central options. */
 @Injectable()
@@ -10,13 +10,18 @@ export class JobQueue {
   private lastErrorAt = 0;
   private readonly errorListeners: Array<(error: Error) => void> = [];
 
-  constructor(@InjectQueue(MERIDIAN_QUEUE) private readonly queue: Queue) {
+  private readonly queues: Record<QueueName, Queue>;
+
+  constructor(@InjectQueue(MERIDIAN_QUEUE) private readonly queue: Queue, @InjectQueue(RUNS_QUEUE) runs: Queue) {
+    this.queues = { [MERIDIAN_QUEUE]: queue, [RUNS_QUEUE]: runs };
     // Connection errors are reported to listeners at most every 30 s instead of to the console.
-    this.queue.on('error', (error: Error) => {
-      if (Date.now() - this.lastErrorAt < 30_000) return;
-      this.lastErrorAt = Date.now();
-      for (const listener of this.errorListeners) listener(error);
-    });
+    for (const q of Object.values(this.queues)) {
+      q.on('error', (error: Error) => {
+        if (Date.now() - this.lastErrorAt < 30_000) return;
+        this.lastErrorAt = Date.now();
+        for (const listener of this.errorListeners) listener(error);
+      });
+    }
   }
 
   /** Subscribes to queue connection errors (throttled). */
@@ -26,8 +31,15 @@ export class JobQueue {
 
   async enqueue<N extends JobName>(name: N, payload: JobPayloads[N]): Promise<string> {
     const def = JOB_DEFINITIONS[name];
-    const job = await this.queue.add(name, payload, { ...def.options, jobId: def.jobId(payload) });
+    const job = await this.queues[def.queue].add(name, payload, { ...def.options, jobId: def.jobId(payload) });
     return job.id ?? def.jobId(payload);
+  }
+
+  /** Registers the repeatable housekeeping job (idempotent: one scheduler however many workers call it). */
+  async scheduleHousekeeping(): Promise<void> {
+    const def = JOB_DEFINITIONS[JobName.Housekeeping];
+    await this.queues[def.queue].upsertJobScheduler('housekeeping', { every: HOUSEKEEPING_EVERY_MS },
+      { name: JobName.Housekeeping, data: {}, opts: def.options });
   }
 
   /** Round-trips to Redis; throws when it is unreachable. */
@@ -44,7 +56,11 @@ export class JobQueue {
   }
 
   /** Jobs waiting, active, delayed and failed: for operators and tests. */
-  counts(): Promise<Record<string, number>> {
-    return this.queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
+  async counts(): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const q of Object.values(this.queues)) {
+      for (const [k, n] of Object.entries(await q.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed'))) out[k] = (out[k] ?? 0) + n;
+    }
+    return out;
   }
 }

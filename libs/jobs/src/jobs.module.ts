@@ -1,7 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import { JobQueue } from './job-queue.service';
-import { MERIDIAN_QUEUE } from './job-names';
+import { MERIDIAN_QUEUE, RUNS_QUEUE } from './job-names';
 import { redisConnection } from './redis-connection';
 
 export interface JobsModuleOptions {
@@ -25,7 +25,7 @@ export class JobsModule {
             ? { maxRetriesPerRequest: null }
             : { maxRetriesPerRequest: 2, connectTimeout: 5000, enableOfflineQueue: false }),
         }),
-        BullModule.registerQueue({ name: MERIDIAN_QUEUE }),
+        BullModule.registerQueue({ name: MERIDIAN_QUEUE }, { name: RUNS_QUEUE }),
       ],
       providers: [JobQueue],
       exports: [JobQueue, BullModule],

@@ -16,6 +16,8 @@ import {
   ConnectedSystemAttributeEntity, ConnectedSystemEntity, ConnectedSystemObjectEntity, ConnectedSystemObjectTypeEntity, RunProfileEntity,
 } from './entities/connected-system.entity';
 import { SyncRuleEntity, SyncRuleMappingEntity, SyncRuleMappingSourceEntity, SyncRuleMatchingRuleEntity } from './entities/sync-rule.entity';
+import { Engine1764100000000 } from './migrations/1764100000000-engine';
+import { PendingExportEntity, RunLockEntity } from './entities/engine.entity';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
 /** Every entity, as classes (not globs) so the same options work from dist, the CLI and jest. */
@@ -26,10 +28,11 @@ export const ENTITIES = [
   ConnectedSystemEntity, ConnectedSystemObjectTypeEntity, ConnectedSystemAttributeEntity, RunProfileEntity, ConnectedSystemObjectEntity,
   SyncRuleEntity, SyncRuleMappingEntity, SyncRuleMappingSourceEntity, SyncRuleMatchingRuleEntity, TrustedCertificateEntity,
   ScheduleEntity, ScheduleStepEntity, ScheduleExecutionEntity, ScheduleExecutionStepEntity,
+  PendingExportEntity, RunLockEntity,
 ];
 
 /** Migrations in order. Never `synchronize`. */
-export const MIGRATIONS = [Init1763800000000, ConfigurationModel1763900000000, Schedules1764000000000];
+export const MIGRATIONS = [Init1763800000000, ConfigurationModel1763900000000, Schedules1764000000000, Engine1764100000000];
 
 export function dataSourceOptions(databaseUrl: string, applicationName = 'meridian', poolSize = 10): DataSourceOptions {
   return {

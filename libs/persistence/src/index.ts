@@ -9,6 +9,8 @@ export * from './entities/connected-system.entity';
 export * from './entities/sync-rule.entity';
 export * from './entities/certificate.entity';
 export * from './entities/schedule.entity';
+export * from './entities/engine.entity';
 export * from './data-source.options';
 export * from './database';
 export * from './bulk';
+export * from './engine';

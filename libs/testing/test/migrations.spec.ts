@@ -44,7 +44,7 @@ describe('migrations', () => {
     const other = await new DataSource(dataSourceOptions(scratch.url)).initialize();
     try {
       await other.undoLastMigration();
-      expect(await pendingMigrations(other)).toEqual(['Schedules1764000000000']);
+      expect(await pendingMigrations(other)).toEqual(['Engine1764100000000']);
       await other.runMigrations();
       expect(await pendingMigrations(other)).toEqual([]);
     } finally {

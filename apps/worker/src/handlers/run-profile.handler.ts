@@ -1,31 +1,31 @@
-import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { ActivityStatus } from '@meridian/domain';
+import { Inject, Injectable } from '@nestjs/common';
+import { RunProfileExecutor } from '@meridian/application';
 import { JobName, JobPayloads } from '@meridian/jobs';
+import { Logger, LOGGER } from '@meridian/platform';
+import { DelayedError, Job } from 'bullmq';
 import { hostname } from 'node:os';
-import { DataSource } from 'typeorm';
 import { JobHandler } from './job-handler';
 
+/** How long a run that waits for a lock (another run of its system, or a synchronisation) sleeps before trying again. */
+export const RUN_LOCK_RECHECK_MS = 2_000;
+
 /**
- * Claims a run-profile activity and ends it. The synchronisation engine is not part of this release,
- * so the activity fails with a message that says so rather than pretending to run.
+ * Executes a run-profile activity. A run whose connected system (or, for a synchronisation, the
+ * metaverse) is busy waits in the queue with its activity saying what it waits for.
  */
 @Injectable()
 export class RunProfileHandler implements JobHandler<JobName.RunProfile> {
   readonly name = JobName.RunProfile;
 
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(private readonly executor: RunProfileExecutor, @Inject(LOGGER) private readonly logger: Logger) {}
 
-  async handle(payload: JobPayloads[JobName.RunProfile]) {
-    const worker = `${hostname()}:${process.pid}`;
-    const [, claimed] = await this.ds.query(
-      `UPDATE activity SET claimed_at = now(), claimed_by = $2, heartbeat_at = now(), executed = coalesce(executed, now())
-        WHERE id = $1 AND claimed_at IS NULL AND status = $3`, [payload.activityId, worker, ActivityStatus.InProgress]);
-    if (!claimed) return { claimed: false };
-    await this.ds.query(
-      `UPDATE activity SET status = $2, completed = now(), execution_time_ms = 0,
-              error_message = 'Run profiles cannot execute yet: the synchronisation engine is not available in this version of Meridian.'
-        WHERE id = $1 AND status <> $3`, [payload.activityId, ActivityStatus.FailedWithError, ActivityStatus.Cancelled]);
-    return { claimed: true };
+  async handle(payload: JobPayloads[JobName.RunProfile], job?: Job<JobPayloads[JobName.RunProfile]>): Promise<unknown> {
+    const outcome = await this.executor.execute(payload.activityId, `${hostname()}:${process.pid}`);
+    if (outcome.state === 'waiting' && job?.token) {
+      this.logger.log({ level: 'debug', message: `Run ${payload.activityId} waits: ${outcome.message}`, activityId: payload.activityId });
+      await job.moveToDelayed(Date.now() + RUN_LOCK_RECHECK_MS, job.token);
+      throw new DelayedError();
+    }
+    return outcome;
   }
 }

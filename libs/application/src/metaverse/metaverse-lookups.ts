@@ -27,7 +27,10 @@ export async function lockLookupSchemaExclusive(m: EntityManager): Promise<void>
   await m.query(`SELECT pg_advisory_xact_lock(${LOOKUP_SCHEMA_LOCK_SQL})`);
 }
 
-/** Rewrites the lookup rows of the given objects from their stored values (indexed attributes only). */
+/**
+ * Rewrites the lookup rows of the given objects from their stored values: indexed attributes, and every
+ * reference (so the objects referring to a deleted one are found by index).
+ */
 export async function refreshObjectLookups(m: EntityManager, objectIds: readonly string[]): Promise<void> {
   if (!objectIds.length) return;
   await m.query(`DELETE FROM metaverse_object_lookup WHERE object_id = ANY($1::uuid[])`, [objectIds]);
@@ -35,7 +38,7 @@ export async function refreshObjectLookups(m: EntityManager, objectIds: readonly
     `INSERT INTO metaverse_object_lookup (attribute_id, value_normalised, object_id)
      SELECT a.id, ${lookupValueSql(`e ->> 'v'`)}, o.id
        FROM metaverse_object o
-       JOIN metaverse_attribute a ON a.is_indexed AND o.attributes ? a.id::text
+       JOIN metaverse_attribute a ON (a.is_indexed OR a.type = 'Reference') AND o.attributes ? a.id::text
       CROSS JOIN LATERAL jsonb_array_elements(o.attributes -> a.id::text) e
       WHERE o.id = ANY($1::uuid[]) AND e ->> 'v' IS NOT NULL
      ON CONFLICT DO NOTHING`, [objectIds]);

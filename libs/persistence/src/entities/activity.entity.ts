@@ -5,6 +5,7 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } 
 @Index('ix_activity_created', ['created'])
 @Index('ix_activity_parent', ['parentActivityId'])
 @Index('ix_activity_status', ['status'])
+@Index('ix_activity_heartbeat', { synchronize: false })
 export class ActivityEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -161,6 +162,13 @@ export class ActivityExecutionItemEntity {
 
   @Column({ type: 'text', nullable: true })
   outcomeSummary: string | null;
+
+  /** The connector space object the item is about (no foreign key: the object may be gone since). */
+  @Column({ type: 'uuid', nullable: true })
+  connectedSystemObjectId: string | null;
+
+  @Column({ type: 'uuid', nullable: true })
+  metaverseObjectId: string | null;
 
   @Column({ type: 'timestamptz', default: () => 'now()' })
   created: Date;

@@ -169,6 +169,8 @@ export class RunProfileEntity {
 @Index('ix_cso_secondary_external_id', { synchronize: false })
 @Index('ix_cso_system_keyset', ['connectedSystemId', 'id'])
 @Index('ix_cso_metaverse_object', { synchronize: false })
+@Index('ix_cso_sync_pending', { synchronize: false })
+@Index('ix_cso_unjoined', { synchronize: false })
 export class ConnectedSystemObjectEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -218,6 +220,14 @@ export class ConnectedSystemObjectEntity {
   @ManyToOne('MetaverseObjectEntity', { onDelete: 'SET NULL' })
   @JoinColumn({ name: 'metaverse_object_id', foreignKeyConstraintName: 'cso_metaverse_object_fkey' })
   metaverseObject?: unknown;
+
+  /** Set by every import write, cleared by the synchronisation that processed the object (delta sync). */
+  @Column({ type: 'boolean', default: true })
+  syncPending: boolean;
+
+  /** Reference attributes resolved after the import: `{ "<attributeId>": [csoId | null, …] }`. */
+  @Column({ type: 'jsonb', nullable: true })
+  resolvedReferences: Record<string, Array<string | null>> | null;
 
   /** `Projected`, `Joined` or `Provisioned`: how the join came about. */
   @Column({ type: 'varchar', length: 20, nullable: true })

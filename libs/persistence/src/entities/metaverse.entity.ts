@@ -97,6 +97,7 @@ export class MetaverseObjectTypeAttributeEntity {
 // (id order, type filter, display-name search). Both are written by the migration, not synchronised.
 @Index('ix_metaverse_object_type', { synchronize: false })
 @Index('ix_metaverse_object_display_name_trgm', { synchronize: false })
+@Index('ix_metaverse_object_pending_deletion', { synchronize: false })
 export class MetaverseObjectEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;

@@ -1,0 +1,142 @@
+import { ActivityStatus, ExecutionErrorType, formatOutcomeSummary, RunType } from '@meridian/domain';
+import { BulkSession, emptyCounters, ExecutionItemRow, ExecutionItemStore, RunCounters, RunStore } from '@meridian/persistence';
+
+/** Thrown at a page boundary when an administrator cancelled the run. */
+export class RunCancelledError extends Error {
+  constructor() {
+    super('The run was cancelled.');
+  }
+}
+
+/** An execution item as runners describe it; outcomes become the `outcomeSummary`. */
+export interface RunItem extends Omit<ExecutionItemRow, 'outcomeSummary'> {
+  outcomes?: ReadonlyMap<string, number> | Readonly<Record<string, number>>;
+}
+
+export interface RunInfo {
+  activityId: string;
+  connectedSystemId: number;
+  connectedSystemName: string;
+  runType: RunType;
+  pageSize: number;
+  filePath: string | null;
+}
+
+/** Items buffered before they are written (they are also written at every progress write). */
+const ITEM_FLUSH_SIZE = 2000;
+const PROGRESS_INTERVAL_MS = 1000;
+
+/**
+ * The state of one running run-profile activity: counters, execution items, warnings, progress and
+ * cancellation. Runners call `pageDone()` at every page boundary: items are written in bulk, progress at
+ * most about once a second, and a requested cancellation stops the run there (RunCancelledError).
+ */
+export class RunContext {
+  readonly counters: RunCounters = emptyCounters();
+  readonly warnings: string[] = [];
+  processed = 0;
+  toProcess: number | null = null;
+  pages = 0;
+  private readonly phases: Array<{ name: string; seconds: number }> = [];
+  private readonly items: ExecutionItemRow[] = [];
+  private readonly outcomeTotals = new Map<string, number>();
+  private lastProgressAt = 0;
+  private message: string | null = null;
+  /** When the run started (pending exports created since belong to this run). */
+  readonly startedAt = new Date();
+
+  constructor(
+    readonly info: RunInfo,
+    readonly session: BulkSession,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get activityId(): string {
+    return this.info.activityId;
+  }
+
+  /** Records an execution item (objects that changed or failed); an error type counts in totalErrors. */
+  item(item: RunItem): void {
+    const { outcomes, ...rest } = item;
+    if (rest.errorType) this.counters.totalErrors++;
+    if (outcomes) {
+      const entries = outcomes instanceof Map ? [...outcomes.entries()] : Object.entries(outcomes);
+      for (const [k, n] of entries) this.outcomeTotals.set(k, (this.outcomeTotals.get(k) ?? 0) + n);
+    }
+    this.items.push({ ...rest, outcomeSummary: outcomes ? formatOutcomeSummary(outcomes) : null });
+  }
+
+  error(errorType: ExecutionErrorType, message: string, about: Omit<RunItem, 'errorType' | 'errorMessage' | 'objectChangeType'> & { objectChangeType?: string }): void {
+    this.item({ objectChangeType: about.objectChangeType ?? 'Error', ...about, errorType, errorMessage: message });
+  }
+
+  warn(message: string): void {
+    if (!this.warnings.includes(message)) this.warnings.push(message);
+  }
+
+  /** Sets the progress message shown on the activity (written with the next progress write). */
+  say(message: string): void {
+    this.message = message;
+  }
+
+  /** Times a phase of the run for the execution statistics. */
+  async phase<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const started = this.now();
+    try {
+      return await work();
+    } finally {
+      const seconds = (this.now() - started) / 1000;
+      const existing = this.phases.find((p) => p.name === name);
+      if (existing) existing.seconds += seconds;
+      else this.phases.push({ name, seconds });
+    }
+  }
+
+  /** Buffered items, written now (on the run's session, inside its transaction if one is open). */
+  async flushItems(): Promise<void> {
+    if (!this.items.length) return;
+    const batch = this.items.splice(0, this.items.length);
+    await new ExecutionItemStore(this.session).insert(this.info.activityId, batch);
+  }
+
+  /**
+   * A page boundary: `objects` more were processed. Writes buffered items when there are many, progress
+   * at most about once a second, and stops the run when cancellation was requested.
+   */
+  async pageDone(objects: number, force = false): Promise<void> {
+    this.pages++;
+    this.processed += objects;
+    if (this.items.length >= ITEM_FLUSH_SIZE) await this.flushItems();
+    const store = new RunStore(this.session);
+    if (force || this.now() - this.lastProgressAt >= PROGRESS_INTERVAL_MS) {
+      this.lastProgressAt = this.now();
+      await this.flushItems();
+      const { cancelRequested } = await store.progress(this.info.activityId, {
+        objectsProcessed: this.processed, objectsToProcess: this.toProcess ?? undefined, message: this.message, counters: this.counters,
+      });
+      if (cancelRequested) throw new RunCancelledError();
+    } else if (await store.cancelRequested(this.info.activityId)) {
+      throw new RunCancelledError();
+    }
+  }
+
+  /** The status the run ends with when it got to the end (DOMAIN.md §2.2 rule 9). */
+  outcomeStatus(): ActivityStatus {
+    if (this.counters.totalErrors > 0) return ActivityStatus.CompleteWithError;
+    if (this.warnings.length) return ActivityStatus.CompleteWithWarning;
+    return ActivityStatus.Complete;
+  }
+
+  /** `executionStats` of the activity: pages, rate, time per phase and outcome totals. */
+  executionStats(): Record<string, unknown> {
+    const seconds = Math.max((this.now() - this.startedAt.getTime()) / 1000, 0.001);
+    return {
+      pages: this.pages,
+      statements: this.session.statements,
+      objectsPerSecond: Math.round(this.processed / seconds),
+      seconds: Math.round(seconds * 1000) / 1000,
+      phases: this.phases.map((p) => ({ name: p.name, seconds: Math.round(p.seconds * 1000) / 1000 })),
+      outcomes: Object.fromEntries(this.outcomeTotals),
+    };
+  }
+}

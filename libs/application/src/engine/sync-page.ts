@@ -1,0 +1,633 @@
+import {
+  computeMetaverseAttributes, ConnectorSpaceObjectStatus, Contributor, decideDeletion, displayNameFrom, EngineAttribute, evaluateExport, evaluateScoping,
+  ExecutionErrorType, ExportRuleDef, ImportRuleDef, InboundOutOfScopeAction, JoinType, matchingValues, ObjectChangeType, PendingExportChangeType,
+  StoredMetaverseAttributes, SyncOutcome, ValueView,
+} from '@meridian/domain';
+import {
+  JoinUpdate, MatchQuery, MetaverseObjectUpdate, NewConnectorObject, NewMetaverseObject, NewPendingExport, PendingExportRow, SyncCso, SyncMvo, SyncStore, uuidV7,
+} from '@meridian/persistence';
+import { RunContext } from './run-context';
+import { SyncConfiguration } from './sync-configuration';
+
+interface MvoState {
+  row: SyncMvo;
+  isNew: boolean;
+  attributes: StoredMetaverseAttributes;
+  /** Joins changed in this page (a join, a projection, a disconnection). */
+  joinsChanged: boolean;
+  attributesChanged: boolean;
+  leaving: Array<{ systemId: number; keepValues: boolean }>;
+  deleted: boolean;
+  /** The page object whose processing touched this metaverse object first (execution items). */
+  source: string | null;
+}
+
+interface CsoState {
+  cso: SyncCso;
+  rules: ImportRuleDef[];
+  outcomes: Map<string, number>;
+  changeType: ObjectChangeType | null;
+  errors: Array<{ errorType: ExecutionErrorType; message: string }>;
+  deferred: boolean;
+}
+
+/**
+ * One page of a synchronisation run (DOMAIN.md §2.2): decides, in memory, what happens to every object
+ * of the page and its metaverse neighbourhood, then writes the result set-based. The number of
+ * statements does not depend on the number of objects in the page.
+ */
+export class SyncPage {
+  private readonly states = new Map<string, CsoState>();
+  private readonly mvos = new Map<string, MvoState>();
+  private readonly joins = new Map<string, SyncCso[]>();
+  private readonly csoToMvo = new Map<string, string | null>();
+  private readonly joinUpdates = new Map<string, JoinUpdate>();
+  private readonly deleteCsos = new Set<string>();
+  private readonly newCsos: NewConnectorObject[] = [];
+  private readonly newPes: NewPendingExport[] = [];
+  private readonly updatedPes = new Map<string, unknown[]>();
+  private readonly deletedPes = new Set<string>();
+  private pending = new Map<string, PendingExportRow>();
+  private readonly projectedKeys = new Map<string, string>();
+  /** Objects given a Delete export in this page: their unexported changes are replaced by it. */
+  private readonly deleteStale = new Set<string>();
+
+  constructor(
+    private readonly cfg: SyncConfiguration,
+    private readonly store: SyncStore,
+    private readonly ctx: RunContext,
+    private readonly systemId: number,
+    private readonly now: Date,
+    private readonly full: boolean,
+    private readonly allowDefer: boolean,
+  ) {}
+
+  /** Processes and writes the page; returns the ids kept flagged for a later pass (references not yet joinable). */
+  async process(page: readonly SyncCso[]): Promise<{ deferred: number }> {
+    const attrs = this.cfg.schemaAttributes.get(this.systemId) ?? new Map<number, EngineAttribute>();
+    const byName = this.cfg.schemaAttributesByName.get(this.systemId);
+    for (const cso of page) {
+      const view = ValueView.ofConnectorObject(cso.attributes, attrs, byName);
+      const rules = cso.status === ConnectorSpaceObjectStatus.Normal
+        ? this.cfg.importRulesOf(this.systemId, cso.objectTypeId).filter((r) => evaluateScoping(r.scoping as never, view.scoping, this.now, this.types(attrs)))
+        : [];
+      this.states.set(cso.id, { cso, rules, outcomes: new Map(), changeType: null, errors: [], deferred: false });
+    }
+
+    // The metaverse neighbourhood: objects joined to the page, and candidates found by the matching rules.
+    const matches = await this.match(page);
+    await this.load([...new Set([...page.map((c) => c.metaverseObjectId).filter((x): x is string => !!x), ...[...matches.values()].flat()])]);
+
+    for (const cso of page) this.decide(cso, matches.get(cso.id));
+
+    // Values flow into every touched metaverse object, then deletion rules, then exports.
+    await this.loadReferenceJoins();
+    for (const state of this.mvos.values()) if (!state.deleted) this.recompute(state);
+    const deleted = this.applyDeletionRules();
+    if (deleted.length) {
+      const referrers = (await this.store.referrers(deleted)).filter((id) => !this.mvos.has(id));
+      await this.load(referrers);
+      for (const id of referrers) {
+        const state = this.mvos.get(id);
+        if (state) this.recompute(state, new Set(deleted));
+      }
+    }
+    await this.evaluateExports();
+    await this.write(page);
+    return { deferred: [...this.states.values()].filter((s) => s.deferred).length };
+  }
+
+  /**
+   * Deletes metaverse objects whose grace period passed (housekeeping): their remaining connectors are
+   * deprovisioned per the export rules, and objects referring to them lose the reference.
+   */
+  async deleteMetaverseObjects(ids: readonly string[]): Promise<number> {
+    await this.load(ids);
+    const deleted: string[] = [];
+    for (const id of ids) {
+      const mvo = this.mvos.get(id);
+      if (!mvo || mvo.row.origin === 'Internal') continue;
+      mvo.deleted = true;
+      deleted.push(id);
+      this.ctx.counters.totalDeleted++;
+      for (const cso of this.joins.get(id) ?? []) this.deprovision(cso, mvo, undefined);
+    }
+    const referrers = (await this.store.referrers(deleted)).filter((id) => !this.mvos.has(id));
+    await this.load(referrers);
+    await this.loadReferenceJoins();
+    for (const id of referrers) {
+      const state = this.mvos.get(id);
+      if (state) this.recompute(state, new Set(deleted));
+    }
+    await this.evaluateExports();
+    await this.write([]);
+    return deleted.length;
+  }
+
+  private types(attrs: ReadonlyMap<number, EngineAttribute>): Map<number, string> {
+    return new Map([...attrs.values()].map((a) => [a.id, a.type]));
+  }
+
+  /** Matching rules in order, one statement per round for the whole page; the first rule finding anything decides. */
+  private async match(page: readonly SyncCso[]): Promise<Map<string, string[]>> {
+    const result = new Map<string, string[]>();
+    const attrs = this.cfg.schemaAttributes.get(this.systemId) ?? new Map();
+    const pending = page.filter((c) => !c.metaverseObjectId && this.states.get(c.id)!.rules.length);
+    const plans = new Map(pending.map((c) => [c.id, this.states.get(c.id)!.rules.flatMap((r) => r.matchingRules.map((m) => ({ rule: r, m })))]));
+    const rounds = Math.max(0, ...[...plans.values()].map((p) => p.length));
+    let open = pending;
+    for (let round = 0; round < rounds && open.length; round++) {
+      const queries: MatchQuery[] = [];
+      const asked = new Set<string>();
+      open.forEach((cso, index) => {
+        const step = plans.get(cso.id)![round];
+        if (!step) return;
+        for (const value of matchingValues(step.m, (id) => cso.attributes[String(id)] ?? [], attrs)) {
+          queries.push({ index, attributeId: step.m.mvAttributeId, typeId: step.rule.mvObjectTypeId, value, caseSensitive: step.m.caseSensitive });
+          asked.add(cso.id);
+        }
+      });
+      const found = await this.store.match(queries);
+      for (const f of found) {
+        const cso = open[f.index];
+        const list = result.get(cso.id) ?? [];
+        if (!list.includes(f.objectId)) list.push(f.objectId);
+        result.set(cso.id, list);
+      }
+      open = open.filter((c) => !result.has(c.id));
+    }
+    return result;
+  }
+
+  private async load(ids: readonly string[]): Promise<void> {
+    const wanted = ids.filter((id) => !this.mvos.has(id));
+    if (!wanted.length) return;
+    for (const row of await this.store.metaverseObjects(wanted)) {
+      this.mvos.set(row.id, {
+        row, isNew: false, attributes: row.attributes ?? {}, joinsChanged: false, attributesChanged: false, leaving: [], deleted: false, source: null,
+      });
+      this.joins.set(row.id, []);
+    }
+    for (const cso of await this.store.joinedObjects(wanted)) {
+      const own = this.states.get(cso.id)?.cso ?? cso;
+      this.joins.get(cso.metaverseObjectId!)?.push(own);
+      this.csoToMvo.set(cso.id, cso.metaverseObjectId);
+    }
+  }
+
+  private outcome(state: CsoState, outcome: SyncOutcome, n = 1): void {
+    state.outcomes.set(outcome, (state.outcomes.get(outcome) ?? 0) + n);
+  }
+
+  private join(state: CsoState, mvoId: string, type: JoinType): void {
+    const { cso } = state;
+    cso.metaverseObjectId = mvoId;
+    cso.joinType = type;
+    this.joinUpdates.set(cso.id, { id: cso.id, metaverseObjectId: mvoId, joinType: type });
+    this.joins.get(mvoId)!.push(cso);
+    this.csoToMvo.set(cso.id, mvoId);
+    const mvo = this.mvos.get(mvoId)!;
+    mvo.joinsChanged = true;
+    mvo.source ??= cso.id;
+    // A rejoin within the grace period cancels a pending deletion.
+    if (mvo.row.lastConnectorDisconnectedDate) {
+      mvo.row.lastConnectorDisconnectedDate = null;
+      mvo.row.deletionEligibleDate = null;
+      mvo.attributesChanged = true;
+    }
+  }
+
+  private disconnect(cso: SyncCso, keepValues: boolean): void {
+    const mvoId = cso.metaverseObjectId;
+    if (!mvoId) return;
+    const mvo = this.mvos.get(mvoId);
+    if (mvo) {
+      mvo.leaving.push({ systemId: cso.connectedSystemId, keepValues });
+      mvo.joinsChanged = true;
+      mvo.source ??= cso.id;
+      this.joins.set(mvoId, (this.joins.get(mvoId) ?? []).filter((c) => c.id !== cso.id));
+    }
+    cso.metaverseObjectId = null;
+    cso.joinType = null;
+    this.csoToMvo.set(cso.id, null);
+    if (!this.deleteCsos.has(cso.id)) this.joinUpdates.set(cso.id, { id: cso.id, metaverseObjectId: null, joinType: null });
+  }
+
+  /** DOMAIN.md §2.2 rules 1-4 for one object of the page. */
+  private decide(cso: SyncCso, matched: string[] | undefined): void {
+    const state = this.states.get(cso.id)!;
+    const type = this.cfg.schemas.get(this.systemId)?.typeById(cso.objectTypeId);
+    if (cso.status === ConnectorSpaceObjectStatus.Obsolete) {
+      this.deleteCsos.add(cso.id);
+      if (cso.metaverseObjectId) {
+        const mvo = this.mvos.get(cso.metaverseObjectId);
+        mvo?.leaving.push({ systemId: this.systemId, keepValues: !(type?.removeContributedAttributesOnObsoletion ?? false) });
+        if (mvo) {
+          mvo.joinsChanged = true;
+          mvo.source ??= cso.id;
+          this.joins.set(mvo.row.id, (this.joins.get(mvo.row.id) ?? []).filter((c) => c.id !== cso.id));
+        }
+        this.csoToMvo.set(cso.id, null);
+        this.outcome(state, SyncOutcome.Disconnected);
+        this.ctx.counters.totalDisconnected++;
+      }
+      state.changeType = ObjectChangeType.Delete;
+      return;
+    }
+    if (cso.metaverseObjectId) {
+      const mvo = this.mvos.get(cso.metaverseObjectId);
+      if (!mvo) return;
+      mvo.source ??= cso.id;
+      const rulesForType = this.cfg.importRulesFor(this.systemId, cso.objectTypeId, mvo.row.typeId);
+      const inScope = state.rules.filter((r) => r.mvObjectTypeId === mvo.row.typeId);
+      if (!inScope.length && rulesForType.length && !rulesForType.some((r) => r.outOfScopeAction === InboundOutOfScopeAction.RemainJoined)) {
+        this.disconnect(cso, false);
+        this.outcome(state, SyncOutcome.Disconnected);
+        this.ctx.counters.totalDisconnected++;
+        state.changeType = ObjectChangeType.Disconnect;
+      }
+      return;
+    }
+    if (!state.rules.length) return;
+    if (matched && matched.length > 1) {
+      state.errors.push({ errorType: ExecutionErrorType.AmbiguousMatch, message: `${matched.length} metaverse objects match this object (${matched.slice(0, 5).join(', ')}).` });
+      return;
+    }
+    let target = matched?.[0] ?? this.projectedMatch(state);
+    if (target) {
+      const taken = (this.joins.get(target) ?? []).find((c) => c.connectedSystemId === this.systemId && c.id !== cso.id);
+      if (taken) {
+        state.errors.push({ errorType: ExecutionErrorType.CouldNotJoinDueToExistingJoin,
+          message: `The matching metaverse object ${target} is already joined to ${taken.externalId ?? taken.id} of this connected system.` });
+        return;
+      }
+      this.join(state, target, JoinType.Joined);
+      this.outcome(state, SyncOutcome.Joined);
+      this.ctx.counters.totalJoined++;
+      state.changeType = ObjectChangeType.Join;
+      return;
+    }
+    const projecting = state.rules.find((r) => r.project);
+    if (!projecting) return;
+    target = uuidV7();
+    this.mvos.set(target, {
+      row: { id: target, typeId: projecting.mvObjectTypeId, origin: 'Projected', displayName: null, attributes: {}, lastConnectorDisconnectedDate: null, deletionEligibleDate: null },
+      isNew: true, attributes: {}, joinsChanged: true, attributesChanged: true, leaving: [], deleted: false, source: cso.id,
+    });
+    this.joins.set(target, []);
+    this.join(state, target, JoinType.Projected);
+    this.outcome(state, SyncOutcome.Projected);
+    this.ctx.counters.totalProjected++;
+    state.changeType = ObjectChangeType.Project;
+    for (const key of this.matchKeys(state)) this.projectedKeys.set(key, target);
+  }
+
+  /** Two objects of one page with the same matching values: the second joins what the first projected. */
+  private projectedMatch(state: CsoState): string | undefined {
+    for (const key of this.matchKeys(state)) {
+      const hit = this.projectedKeys.get(key);
+      if (hit) return hit;
+    }
+    return undefined;
+  }
+
+  private matchKeys(state: CsoState): string[] {
+    const attrs = this.cfg.schemaAttributes.get(this.systemId) ?? new Map();
+    return state.rules.flatMap((r) => r.matchingRules.flatMap((m) =>
+      matchingValues(m, (id) => state.cso.attributes[String(id)] ?? [], attrs).map((v) => `${r.mvObjectTypeId}:${m.mvAttributeId}:${m.caseSensitive ? v : v.toLowerCase()}`)));
+  }
+
+  /** Joins of the objects referenced by the contributors of the page's metaverse objects (references flow as metaverse ids). */
+  private async loadReferenceJoins(): Promise<void> {
+    const ids = new Set<string>();
+    for (const list of this.joins.values()) {
+      for (const cso of list) {
+        for (const refs of Object.values(cso.resolvedReferences ?? {})) for (const r of refs) if (r && !this.csoToMvo.has(r)) ids.add(r);
+      }
+    }
+    const found = await this.store.joinsOf([...ids]);
+    for (const id of ids) this.csoToMvo.set(id, found.get(id) ?? null);
+  }
+
+  private contributor(cso: SyncCso, mvo: MvoState): Contributor & { frozen: boolean; deferredRefs: boolean } {
+    const attrs = this.cfg.schemaAttributes.get(cso.connectedSystemId) ?? new Map<number, EngineAttribute>();
+    const state = cso.connectedSystemId === this.systemId ? this.states.get(cso.id) : undefined;
+    let rules = state?.rules;
+    if (!rules) {
+      const view = ValueView.ofConnectorObject(cso.attributes, attrs, this.cfg.schemaAttributesByName.get(cso.connectedSystemId));
+      rules = this.cfg.importRulesOf(cso.connectedSystemId, cso.objectTypeId).filter((r) => evaluateScoping(r.scoping as never, view.scoping, this.now, this.types(attrs)));
+    }
+    const own = rules.filter((r) => r.mvObjectTypeId === mvo.row.typeId);
+    let deferredRefs = false;
+    const values = (attributeId: number): readonly unknown[] => {
+      const attr = attrs.get(attributeId);
+      if (attr?.type === 'Reference') {
+        const refs = cso.resolvedReferences?.[String(attributeId)] ?? [];
+        const out: string[] = [];
+        for (const r of refs) {
+          if (!r) continue;
+          const target = this.csoToMvo.get(r);
+          if (target) out.push(target);
+          else deferredRefs = true;
+        }
+        return out;
+      }
+      return cso.attributes[String(attributeId)] ?? [];
+    };
+    const view = ValueView.ofConnectorObject(cso.attributes, attrs, this.cfg.schemaAttributesByName.get(cso.connectedSystemId));
+    const anyRules = this.cfg.importRulesFor(cso.connectedSystemId, cso.objectTypeId, mvo.row.typeId);
+    return {
+      systemId: cso.connectedSystemId, csoId: cso.id, rules: own, values, cs: view.expression,
+      frozen: !own.length && anyRules.some((r) => r.outOfScopeAction === InboundOutOfScopeAction.RemainJoined),
+      get deferredRefs() {
+        return deferredRefs;
+      },
+    };
+  }
+
+  /** Recomputes a metaverse object's values from everything joined to it (priority, recall, re-election). */
+  private recompute(mvo: MvoState, deletedTargets?: ReadonlySet<string>): void {
+    let current = mvo.attributes;
+    if (deletedTargets) {
+      // Values pointing at deleted objects go (including ones set through the API).
+      current = Object.fromEntries(Object.entries(current).map(([k, list]) => [k, list.filter((x) => !(typeof x.v === 'string' && deletedTargets.has(x.v)))])
+        .filter(([, list]) => list.length)) as StoredMetaverseAttributes;
+    }
+    const members = (this.joins.get(mvo.row.id) ?? []).filter((c) => c.status !== ConnectorSpaceObjectStatus.PendingProvisioning);
+    const contributors = members.map((c) => this.contributor(c, mvo));
+    const mvView = ValueView.ofMetaverseObject(current, this.cfg.mvAttributes, this.cfg.mvAttributesByName);
+    const result = computeMetaverseAttributes({
+      current, attributes: this.cfg.mvAttributes, contributors, leaving: mvo.leaving,
+      frozenSystemIds: contributors.filter((c) => c.frozen).map((c) => c.systemId), mv: mvView.expression,
+    });
+    for (const e of result.errors) {
+      const state = this.states.get(e.csoId);
+      if (state) state.errors.push({ errorType: e.errorType, message: e.message });
+    }
+    for (const c of contributors) {
+      const state = this.states.get(c.csoId);
+      if (state && c.deferredRefs && this.allowDefer) state.deferred = true;
+    }
+    for (const [csoId, n] of result.flows) {
+      const state = this.states.get(csoId);
+      if (state) {
+        this.outcome(state, SyncOutcome.AttributeFlow, n);
+        state.changeType ??= ObjectChangeType.AttributeFlow;
+      }
+    }
+    const filtered = current !== mvo.attributes && JSON.stringify(current) !== JSON.stringify(mvo.attributes);
+    if (result.changed.length || filtered) {
+      mvo.attributes = result.attributes;
+      mvo.attributesChanged = true;
+    }
+  }
+
+  /** DOMAIN.md §2.4 for every metaverse object that lost a connector in this page; returns the ids deleted now. */
+  private applyDeletionRules(): string[] {
+    const deleted: string[] = [];
+    for (const mvo of this.mvos.values()) {
+      if (!mvo.leaving.length || mvo.deleted) continue;
+      const type = this.cfg.mvTypes.get(mvo.row.typeId);
+      if (!type) continue;
+      const remaining = this.joins.get(mvo.row.id) ?? [];
+      const decision = decideDeletion({
+        type, origin: mvo.row.origin, remainingSystemIds: [...new Set(remaining.map((c) => c.connectedSystemId))],
+        disconnectedSystemIds: mvo.leaving.map((l) => l.systemId), now: this.now,
+      });
+      const source = mvo.source ? this.states.get(mvo.source) : undefined;
+      if (decision.action === 'Pending' && !mvo.row.lastConnectorDisconnectedDate) {
+        mvo.row.lastConnectorDisconnectedDate = this.now;
+        mvo.row.deletionEligibleDate = decision.eligible;
+        mvo.attributesChanged = true;
+        if (source) this.outcome(source, SyncOutcome.PendingDeletion);
+      } else if (decision.action === 'Delete') {
+        mvo.deleted = true;
+        deleted.push(mvo.row.id);
+        this.ctx.counters.totalDeleted++;
+        if (source) this.outcome(source, SyncOutcome.MetaverseObjectDeleted);
+        for (const cso of remaining) this.deprovision(cso, mvo, source);
+      }
+    }
+    return deleted;
+  }
+
+  /** A deleted metaverse object's remaining connector: a Delete export where its export rule says Delete, otherwise a disconnection. */
+  private deprovision(cso: SyncCso, mvo: MvoState, source: CsoState | undefined): void {
+    const rule = this.cfg.exportRulesFor(mvo.row.typeId).find((r) => r.systemId === cso.connectedSystemId && r.csObjectTypeId === cso.objectTypeId);
+    if (rule?.deprovisionAction === 'Delete') {
+      if (cso.status === ConnectorSpaceObjectStatus.PendingProvisioning) {
+        this.deleteCsos.add(cso.id); // never exported: nothing to delete in the system
+      } else {
+        this.stageDelete(cso);
+        if (source) this.outcome(source, SyncOutcome.PendingExportCreated);
+      }
+    } else {
+      this.disconnect(cso, false);
+      this.ctx.counters.totalDisconnected++;
+    }
+  }
+
+  private stageDelete(cso: SyncCso): void {
+    this.newPes.push({ id: uuidV7(), connectedSystemId: cso.connectedSystemId, connectedSystemObjectId: cso.id, changeType: PendingExportChangeType.Delete, attributeChanges: [] });
+    this.ctx.counters.totalPendingExports++;
+    // Pending changes of the object are replaced by the deletion (loaded with the others before export evaluation).
+    this.deleteStale.add(cso.id);
+  }
+
+  /** DOMAIN.md §2.2 rule 8: every changed metaverse object against every export rule of its type. */
+  private async evaluateExports(): Promise<void> {
+    const evaluate = [...this.mvos.values()].filter((m) => !m.deleted && (this.full || m.isNew || m.attributesChanged || m.joinsChanged));
+    const targetIds = new Set<string>(this.deleteStale);
+    for (const mvo of evaluate) for (const c of this.joins.get(mvo.row.id) ?? []) targetIds.add(c.id);
+    this.pending = new Map((await this.store.pendingExports([...targetIds])).map((p) => [p.connectedSystemObjectId, p]));
+    for (const csoId of this.deleteStale) {
+      const p = this.pending.get(csoId);
+      if (p) this.deletedPes.add(p.id);
+    }
+    const adoptions = await this.adoptionCandidates(evaluate);
+    for (const mvo of evaluate) {
+      const mvView = ValueView.ofMetaverseObject(mvo.attributes, this.cfg.mvAttributes, this.cfg.mvAttributesByName);
+      const source = mvo.source ? this.states.get(mvo.source) : undefined;
+      for (const rule of this.cfg.exportRulesFor(mvo.row.typeId)) {
+        const targetAttrs = this.cfg.schemaAttributes.get(rule.systemId);
+        if (!targetAttrs) continue;
+        let targetCso = (this.joins.get(mvo.row.id) ?? []).find((c) => c.connectedSystemId === rule.systemId && c.objectTypeId === rule.csObjectTypeId);
+        const adopted = !targetCso ? adoptions.get(`${rule.id}:${mvo.row.id}`) : undefined;
+        if (adopted && !this.joinUpdates.has(adopted.id)) {
+          adopted.metaverseObjectId = mvo.row.id;
+          this.joinUpdates.set(adopted.id, { id: adopted.id, metaverseObjectId: mvo.row.id, joinType: JoinType.Joined });
+          this.joins.get(mvo.row.id)!.push(adopted);
+          targetCso = adopted;
+          this.ctx.counters.totalJoined++;
+          if (source) this.outcome(source, SyncOutcome.Joined);
+        }
+        const pending = targetCso ? this.pending.get(targetCso.id) ?? null : null;
+        const targetView = targetCso ? ValueView.ofConnectorObject(targetCso.attributes, targetAttrs, this.cfg.schemaAttributesByName.get(rule.systemId)) : null;
+        const { decision, errors } = evaluateExport({
+          rule, values: (id) => (mvo.attributes[String(id)] ?? []).map((x) => x.v), scoping: mvView.scoping, context: { mv: mvView.expression, cs: targetView?.expression ?? null },
+          targetAttributes: targetAttrs, now: this.now,
+          target: targetCso ? {
+            csoId: targetCso.id, status: targetCso.status,
+            values: (id) => this.targetValues(targetCso!, id, targetAttrs),
+            pending: pending ? { changeType: pending.changeType as PendingExportChangeType, changes: pending.attributeChanges as never } : null,
+          } : null,
+        });
+        if (source) for (const e of errors) source.errors.push(e);
+        this.applyExport(decision, rule, mvo, targetCso, pending, source);
+      }
+    }
+  }
+
+  /** Values the target holds; reference attributes as the metaverse objects their targets are joined to. */
+  private targetValues(cso: SyncCso, attributeId: number, attrs: ReadonlyMap<number, EngineAttribute>): readonly unknown[] {
+    if (attrs.get(attributeId)?.type === 'Reference') {
+      return (cso.resolvedReferences?.[String(attributeId)] ?? []).map((r) => (r ? this.csoToMvo.get(r) ?? null : null)).filter((x) => x);
+    }
+    return cso.attributes[String(attributeId)] ?? [];
+  }
+
+  private applyExport(decision: ReturnType<typeof evaluateExport>['decision'], rule: ExportRuleDef, mvo: MvoState, target: SyncCso | undefined,
+    pending: PendingExportRow | null, source: CsoState | undefined): void {
+    switch (decision.action) {
+      case 'Provision': {
+        const id = uuidV7();
+        const display = displayNameFrom(mvo.attributes[String(this.cfg.displayNameAttributeId)]?.[0]?.v, mvo.attributes[String(this.cfg.accountNameAttributeId)]?.[0]?.v);
+        this.newCsos.push({ id, connectedSystemId: rule.systemId, objectTypeId: rule.csObjectTypeId, displayName: display, metaverseObjectId: mvo.row.id });
+        this.newPes.push({ id: uuidV7(), connectedSystemId: rule.systemId, connectedSystemObjectId: id, changeType: PendingExportChangeType.Create, attributeChanges: decision.changes });
+        const placeholder: SyncCso = { id, connectedSystemId: rule.systemId, objectTypeId: rule.csObjectTypeId, externalId: null, displayName: display,
+          status: ConnectorSpaceObjectStatus.PendingProvisioning, attributes: {}, resolvedReferences: null, metaverseObjectId: mvo.row.id, joinType: JoinType.Provisioned };
+        this.joins.get(mvo.row.id)!.push(placeholder);
+        this.ctx.counters.totalProvisioned++;
+        this.ctx.counters.totalPendingExports++;
+        if (source) {
+          this.outcome(source, SyncOutcome.Provisioned);
+          this.outcome(source, SyncOutcome.PendingExportCreated);
+        }
+        return;
+      }
+      case 'Update':
+        if (!target) return;
+        if (pending) this.updatedPes.set(pending.id, decision.changes);
+        else this.newPes.push({ id: uuidV7(), connectedSystemId: rule.systemId, connectedSystemObjectId: target.id, changeType: PendingExportChangeType.Update, attributeChanges: decision.changes });
+        // A change merged into an export this run already staged is the same pending export, counted once.
+        if (!pending || pending.created < this.ctx.startedAt) this.ctx.counters.totalPendingExports++;
+        if (source) this.outcome(source, SyncOutcome.PendingExportCreated);
+        return;
+      case 'Disconnect':
+        if (!target) return;
+        this.disconnect(target, false);
+        this.ctx.counters.totalDisconnected++;
+        if (source) this.outcome(source, SyncOutcome.Disconnected);
+        return;
+      case 'Delete':
+        if (!target) return;
+        if (pending) this.deletedPes.add(pending.id);
+        this.stageDelete(target);
+        if (source) this.outcome(source, SyncOutcome.PendingExportCreated);
+        return;
+      case 'CancelCreate':
+        if (!target) return;
+        if (pending) this.deletedPes.add(pending.id);
+        this.deleteCsos.add(target.id);
+        this.joins.set(mvo.row.id, (this.joins.get(mvo.row.id) ?? []).filter((c) => c.id !== target.id));
+        return;
+      default:
+    }
+  }
+
+  /**
+   * Before provisioning, an unjoined object of the target that the target system's matching rules find
+   * is adopted (pre-existing accounts are joined, never duplicated). One statement per target type and
+   * matching attribute per page, and only when the target has unjoined objects.
+   */
+  private async adoptionCandidates(evaluate: MvoState[]): Promise<Map<string, SyncCso>> {
+    const out = new Map<string, SyncCso>();
+    const byRule = new Map<number, { rule: ExportRuleDef; mvos: MvoState[] }>();
+    for (const mvo of evaluate) {
+      for (const rule of this.cfg.exportRulesFor(mvo.row.typeId)) {
+        if (!rule.provision) continue;
+        const joined = (this.joins.get(mvo.row.id) ?? []).some((c) => c.connectedSystemId === rule.systemId && c.objectTypeId === rule.csObjectTypeId);
+        if (joined) continue;
+        const entry = byRule.get(rule.id) ?? { rule, mvos: [] };
+        entry.mvos.push(mvo);
+        byRule.set(rule.id, entry);
+      }
+    }
+    const taken = new Set<string>();
+    for (const { rule, mvos } of byRule.values()) {
+      const matching = this.cfg.importRulesFor(rule.systemId, rule.csObjectTypeId, rule.mvObjectTypeId).flatMap((r) => r.matchingRules);
+      if (!matching.length || !(await this.store.hasUnjoined(rule.systemId, rule.csObjectTypeId))) continue;
+      for (const m of matching) {
+        for (const csAttributeId of m.csAttributeIds) {
+          const wanted = new Map<string, MvoState>();
+          for (const mvo of mvos) {
+            if ([...out.keys()].includes(`${rule.id}:${mvo.row.id}`)) continue;
+            for (const x of mvo.attributes[String(m.mvAttributeId)] ?? []) if (x.v !== null && x.v !== undefined) wanted.set(String(x.v).toLowerCase(), mvo);
+          }
+          if (!wanted.size) continue;
+          for (const cso of await this.store.findUnjoined(rule.systemId, rule.csObjectTypeId, csAttributeId, [...wanted.keys()])) {
+            const mvo = wanted.get(cso.matched);
+            if (!mvo || taken.has(cso.id) || out.has(`${rule.id}:${mvo.row.id}`)) continue;
+            taken.add(cso.id);
+            out.set(`${rule.id}:${mvo.row.id}`, cso);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  private async write(page: readonly SyncCso[]): Promise<void> {
+    const inserts: NewMetaverseObject[] = [];
+    const updates: MetaverseObjectUpdate[] = [];
+    const deleted: string[] = [];
+    for (const mvo of this.mvos.values()) {
+      if (mvo.deleted) {
+        if (!mvo.isNew) deleted.push(mvo.row.id);
+        continue;
+      }
+      const displayName = displayNameFrom(mvo.attributes[String(this.cfg.displayNameAttributeId)]?.[0]?.v, mvo.attributes[String(this.cfg.accountNameAttributeId)]?.[0]?.v);
+      if (mvo.isNew) inserts.push({ id: mvo.row.id, typeId: mvo.row.typeId, displayName, attributes: mvo.attributes });
+      else if (mvo.attributesChanged) {
+        updates.push({ id: mvo.row.id, displayName, attributes: mvo.attributes, lastConnectorDisconnectedDate: mvo.row.lastConnectorDisconnectedDate,
+          deletionEligibleDate: mvo.row.deletionEligibleDate });
+      }
+    }
+    // A disconnected object that is deleted needs no join update.
+    for (const id of this.deleteCsos) this.joinUpdates.delete(id);
+    const s = this.store;
+    await s.lockLookupSchema();
+    await s.deletePendingExports([...this.deletedPes]);
+    await s.insertMetaverseObjects(inserts);
+    await s.updateMetaverseObjects(updates);
+    await s.updateJoins([...this.joinUpdates.values()]);
+    await s.insertProvisioned(this.newCsos);
+    await s.insertPendingExports(this.newPes);
+    await s.updatePendingExports([...this.updatedPes].map(([id, attributeChanges]) => ({ id, attributeChanges })));
+    await s.deleteConnectorObjects([...this.deleteCsos]);
+    await s.deleteMetaverseObjects(deleted);
+    await s.refreshLookups([...inserts.map((i) => i.id), ...updates.map((u) => u.id)]);
+    await s.markSynchronised(page.filter((c) => !this.deleteCsos.has(c.id) && !this.states.get(c.id)?.deferred).map((c) => c.id));
+
+    for (const state of this.states.values()) this.record(state);
+  }
+
+  /** Execution items for objects that changed or failed; attribute flow alone counts in totalAttributeFlows. */
+  private record(state: CsoState): void {
+    const { cso } = state;
+    const structural = [SyncOutcome.Projected, SyncOutcome.Joined, SyncOutcome.Disconnected].some((o) => state.outcomes.has(o));
+    if (!structural && state.outcomes.has(SyncOutcome.AttributeFlow)) this.ctx.counters.totalAttributeFlows++;
+    const type = this.cfg.schemas.get(this.systemId)?.typeById(cso.objectTypeId)?.name ?? null;
+    const about = { externalIdValue: cso.externalId, displayName: cso.displayName, objectType: type, connectedSystemObjectId: cso.id,
+      metaverseObjectId: cso.metaverseObjectId };
+    if (state.errors.length) {
+      const [first, ...rest] = state.errors;
+      this.ctx.item({ ...about, objectChangeType: state.changeType ?? ObjectChangeType.NoChange, errorType: first.errorType,
+        errorMessage: [first, ...rest].map((e) => e.message).join(' ').slice(0, 4000), outcomes: state.outcomes.size ? state.outcomes : undefined });
+      return;
+    }
+    if (state.outcomes.size) {
+      this.ctx.item({ ...about, objectChangeType: state.changeType ?? ObjectChangeType.AttributeFlow, outcomes: state.outcomes });
+    }
+  }
+}

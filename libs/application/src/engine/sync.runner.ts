@@ -1,0 +1,63 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { RunType } from '@meridian/domain';
+import { ConnectedSystemEntity, SyncStore } from '@meridian/persistence';
+import { Logger, LOGGER } from '@meridian/platform';
+import { DataSource } from 'typeorm';
+import { EngineRunner } from './engine-runner';
+import { RunContext } from './run-context';
+import { SyncConfiguration } from './sync-configuration';
+import { SyncPage } from './sync-page';
+
+/**
+ * Full and delta synchronisation (DOMAIN.md §2.2). Walks the connector space of one system in keyset
+ * pages (all objects, or only those an import flagged), each page decided in memory and written in one
+ * transaction with its execution items, so a crash or cancellation leaves whole pages and the next run
+ * continues from what was committed. References to objects joined later in the same run are retried in
+ * one more pass at the end.
+ */
+@Injectable()
+export class SyncRunner implements EngineRunner {
+  readonly runTypes = [RunType.FullSynchronisation, RunType.DeltaSynchronisation] as const;
+
+  constructor(@InjectDataSource() private readonly ds: DataSource, @Inject(LOGGER) private readonly logger: Logger) {}
+
+  async run(ctx: RunContext, system: ConnectedSystemEntity): Promise<string> {
+    const store = new SyncStore(ctx.session);
+    const cfg = await ctx.phase('configuration', () => SyncConfiguration.load(this.ds.manager));
+    await cfg.addSchema(this.ds.manager, system);
+    let full = ctx.info.runType === RunType.FullSynchronisation;
+    if (!full && system.fullSyncRequired) {
+      full = true;
+      ctx.warn(`The sync rules or schema of "${system.name}" changed since its last full synchronisation, so this delta synchronisation ran as a full one.`);
+    }
+    ctx.toProcess = await store.countToProcess(system.id, !full);
+    ctx.say(`${full ? 'Full' : 'Delta'} synchronisation of "${system.name}": ${ctx.toProcess} object(s) to process.`);
+
+    const pass = async (deltaOnly: boolean, allowDefer: boolean): Promise<number> => {
+      let after: string | null = null;
+      let deferred = 0;
+      for (;;) {
+        const page = await store.page(system.id, after, ctx.info.pageSize, deltaOnly);
+        if (!page.length) break;
+        await ctx.phase(allowDefer ? 'synchronise' : 'references', () => ctx.session.transaction(async () => {
+          const result = await new SyncPage(cfg, store, ctx, system.id, new Date(), full, allowDefer).process(page);
+          deferred += result.deferred;
+          await ctx.flushItems();
+        }));
+        after = page[page.length - 1].id;
+        await ctx.pageDone(allowDefer ? page.length : 0);
+      }
+      return deferred;
+    };
+
+    const deferred = await pass(!full, true);
+    // Objects whose references pointed at objects joined later in this run flow them now (once).
+    if (deferred) await pass(true, false);
+    if (full) await store.clearFullSyncRequired(system.id);
+    const c = ctx.counters;
+    return `${full ? 'Full' : 'Delta'} synchronisation of "${system.name}": ${ctx.processed} object(s) processed, ${c.totalProjected} projected, `
+      + `${c.totalJoined} joined, ${c.totalAttributeFlows} attribute flow(s), ${c.totalDisconnected} disconnected, ${c.totalProvisioned} provisioned, `
+      + `${c.totalPendingExports} pending export(s), ${c.totalDeleted} metaverse object(s) deleted, ${c.totalErrors} error(s).`;
+  }
+}

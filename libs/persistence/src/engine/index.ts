@@ -1,0 +1,5 @@
+export * from './bulk-session';
+export * from './run.store';
+export * from './run-lock.store';
+export * from './execution-item.store';
+export * from './sync.store';

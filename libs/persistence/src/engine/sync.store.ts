@@ -1,0 +1,292 @@
+import { ConnectorSpaceObjectStatus, PendingExportStatus, StoredMetaverseAttributes } from '@meridian/domain';
+import type { BulkSession } from './bulk-session';
+
+/** A connector space object as synchronisation reads it. */
+export interface SyncCso {
+  id: string;
+  connectedSystemId: number;
+  objectTypeId: number;
+  externalId: string | null;
+  displayName: string | null;
+  status: string;
+  attributes: Record<string, unknown[]>;
+  resolvedReferences: Record<string, Array<string | null>> | null;
+  metaverseObjectId: string | null;
+  joinType: string | null;
+}
+
+/** A metaverse object as synchronisation reads it. */
+export interface SyncMvo {
+  id: string;
+  typeId: number;
+  origin: string;
+  displayName: string | null;
+  attributes: StoredMetaverseAttributes;
+  lastConnectorDisconnectedDate: Date | null;
+  deletionEligibleDate: Date | null;
+}
+
+export interface PendingExportRow {
+  id: string;
+  connectedSystemObjectId: string;
+  changeType: string;
+  attributeChanges: Array<{ a: number; op: string; v: unknown[]; mv?: string[] }>;
+  created: Date;
+}
+
+export interface MatchQuery {
+  /** Position of the object in the page. */
+  index: number;
+  attributeId: number;
+  typeId: number;
+  value: string;
+  caseSensitive: boolean;
+}
+
+export interface NewMetaverseObject {
+  id: string;
+  typeId: number;
+  displayName: string | null;
+  attributes: StoredMetaverseAttributes;
+}
+
+export interface MetaverseObjectUpdate {
+  id: string;
+  displayName: string | null;
+  attributes: StoredMetaverseAttributes;
+  lastConnectorDisconnectedDate: Date | null;
+  deletionEligibleDate: Date | null;
+}
+
+export interface JoinUpdate {
+  id: string;
+  metaverseObjectId: string | null;
+  joinType: string | null;
+}
+
+export interface NewConnectorObject {
+  id: string;
+  connectedSystemId: number;
+  objectTypeId: number;
+  displayName: string | null;
+  metaverseObjectId: string;
+}
+
+export interface NewPendingExport {
+  id: string;
+  connectedSystemId: number;
+  connectedSystemObjectId: string;
+  changeType: string;
+  attributeChanges: unknown[];
+}
+
+const CSO_COLUMNS = `id, connected_system_id AS "connectedSystemId", object_type_id AS "objectTypeId", external_id AS "externalId",
+  display_name AS "displayName", status, attributes, resolved_references AS "resolvedReferences",
+  metaverse_object_id AS "metaverseObjectId", join_type AS "joinType"`;
+
+const MVO_COLUMNS = `id, type_id AS "typeId", origin, display_name AS "displayName", attributes,
+  last_connector_disconnected_date AS "lastConnectorDisconnectedDate", deletion_eligible_date AS "deletionEligibleDate"`;
+
+/** Lookup rows hold indexed attributes and every reference (so referrers of a deleted object are found by index). */
+const LOOKUP_ATTRIBUTES = `(a.is_indexed OR a.type = 'Reference')`;
+
+/**
+ * The SQL of a synchronisation run (DOMAIN.md §2.2): keyset pages of one system's connector space,
+ * the page's metaverse neighbourhood, and set-based writes. Every method is one statement (or a
+ * fixed few), whatever the number of objects.
+ */
+export class SyncStore {
+  constructor(private readonly s: BulkSession) {}
+
+  /** Objects a run will process: every one (full) or the changed ones (delta); provisioning placeholders excluded. */
+  async countToProcess(systemId: number, deltaOnly: boolean): Promise<number> {
+    const row = await this.s.row<{ n: number }>(
+      `SELECT count(*)::int AS n FROM connected_system_object
+        WHERE connected_system_id = $1 AND status <> '${ConnectorSpaceObjectStatus.PendingProvisioning}' ${deltaOnly ? 'AND sync_pending' : ''}`, [systemId]);
+    return row?.n ?? 0;
+  }
+
+  /** The next keyset page (ids after `after`), for a full run or only objects flagged as changed. */
+  async page(systemId: number, after: string | null, limit: number, deltaOnly: boolean): Promise<SyncCso[]> {
+    return this.s.rows<SyncCso>(
+      `SELECT ${CSO_COLUMNS} FROM connected_system_object
+        WHERE connected_system_id = $1 AND ($2::uuid IS NULL OR id > $2) ${deltaOnly ? 'AND sync_pending' : ''}
+          AND status <> '${ConnectorSpaceObjectStatus.PendingProvisioning}'
+        ORDER BY id LIMIT $3`, [systemId, after, limit]);
+  }
+
+  /** Connector space object id → the metaverse object it is joined to, for the given ids. */
+  async joinsOf(csoIds: readonly string[]): Promise<Map<string, string>> {
+    if (!csoIds.length) return new Map();
+    const rows = await this.s.rows<{ id: string; m: string }>(
+      `SELECT id, metaverse_object_id AS m FROM connected_system_object WHERE id = ANY($1::uuid[]) AND metaverse_object_id IS NOT NULL`, [csoIds]);
+    return new Map(rows.map((r) => [r.id, r.m]));
+  }
+
+  /**
+   * Metaverse objects matching each query (attribute, lower-cased value, type), one statement for the
+   * whole page; a case-sensitive query also compares the exact stored value.
+   */
+  async match(queries: readonly MatchQuery[]): Promise<Array<{ index: number; objectId: string }>> {
+    if (!queries.length) return [];
+    return this.s.rows<{ index: number; objectId: string }>(
+      `SELECT DISTINCT k.i AS index, m.id AS "objectId"
+         FROM unnest($1::int[], $2::int[], $3::int[], $4::text[], $5::bool[]) AS k(i, attr, type_id, val, cs)
+         JOIN metaverse_object_lookup l ON l.attribute_id = k.attr AND l.value_normalised = left(lower(k.val), 512)
+         JOIN metaverse_object m ON m.id = l.object_id AND m.type_id = k.type_id
+        WHERE NOT k.cs OR EXISTS (SELECT 1 FROM jsonb_array_elements(m.attributes -> k.attr::text) e WHERE e ->> 'v' = k.val)`,
+      [queries.map((q) => q.index), queries.map((q) => q.attributeId), queries.map((q) => q.typeId), queries.map((q) => q.value), queries.map((q) => q.caseSensitive)]);
+  }
+
+  async metaverseObjects(ids: readonly string[]): Promise<SyncMvo[]> {
+    if (!ids.length) return [];
+    return this.s.rows<SyncMvo>(`SELECT ${MVO_COLUMNS} FROM metaverse_object WHERE id = ANY($1::uuid[])`, [ids]);
+  }
+
+  /** Every connector space object joined to the given metaverse objects (all systems). */
+  async joinedObjects(metaverseObjectIds: readonly string[]): Promise<SyncCso[]> {
+    if (!metaverseObjectIds.length) return [];
+    return this.s.rows<SyncCso>(`SELECT ${CSO_COLUMNS} FROM connected_system_object WHERE metaverse_object_id = ANY($1::uuid[])`, [metaverseObjectIds]);
+  }
+
+  /** The unexported pending exports of the given objects. */
+  async pendingExports(csoIds: readonly string[]): Promise<PendingExportRow[]> {
+    if (!csoIds.length) return [];
+    return this.s.rows<PendingExportRow>(
+      `SELECT id, connected_system_object_id AS "connectedSystemObjectId", change_type AS "changeType", attribute_changes AS "attributeChanges", created
+         FROM pending_export WHERE connected_system_object_id = ANY($1::uuid[]) AND status = '${PendingExportStatus.Pending}'`, [csoIds]);
+  }
+
+  /** Whether a system has unjoined objects of a type (adoption candidates before provisioning). */
+  async hasUnjoined(systemId: number, objectTypeId: number): Promise<boolean> {
+    return !!(await this.s.row(
+      `SELECT 1 FROM connected_system_object WHERE connected_system_id = $1 AND object_type_id = $2 AND metaverse_object_id IS NULL
+          AND status = '${ConnectorSpaceObjectStatus.Normal}' LIMIT 1`, [systemId, objectTypeId]));
+  }
+
+  /**
+   * Unjoined objects of a system and type whose attribute holds one of the values (case-insensitive),
+   * for adopting pre-existing accounts. Reads only unjoined objects (ix_cso_unjoined).
+   */
+  async findUnjoined(systemId: number, objectTypeId: number, attributeId: number, values: readonly string[]): Promise<Array<SyncCso & { matched: string }>> {
+    if (!values.length) return [];
+    return this.s.rows<SyncCso & { matched: string }>(
+      `SELECT ${CSO_COLUMNS}, lower(e #>> '{}') AS matched
+         FROM connected_system_object c CROSS JOIN LATERAL jsonb_array_elements(c.attributes -> $3::text) e
+        WHERE c.connected_system_id = $1 AND c.object_type_id = $2 AND c.metaverse_object_id IS NULL AND c.status = '${ConnectorSpaceObjectStatus.Normal}'
+          AND lower(e #>> '{}') = ANY($4::text[])`, [systemId, objectTypeId, String(attributeId), values.map((v) => v.toLowerCase())]);
+  }
+
+  /** Metaverse objects whose reference attributes point at any of the given objects. */
+  async referrers(targetIds: readonly string[]): Promise<string[]> {
+    if (!targetIds.length) return [];
+    const rows = await this.s.rows<{ id: string }>(
+      `SELECT DISTINCT l.object_id AS id FROM metaverse_object_lookup l JOIN metaverse_attribute a ON a.id = l.attribute_id AND a.type = 'Reference'
+        WHERE l.value_normalised = ANY($1::text[])`, [targetIds.map((t) => t.toLowerCase())]);
+    return rows.map((r) => r.id);
+  }
+
+  /** Serialises with a change of is_indexed and its backfill (metaverse-lookups). */
+  async lockLookupSchema(): Promise<void> {
+    await this.s.count(`SELECT pg_advisory_xact_lock_shared(hashtext('meridian:metaverse-lookup-schema'))`);
+  }
+
+  async insertMetaverseObjects(objects: readonly NewMetaverseObject[]): Promise<void> {
+    if (!objects.length) return;
+    await this.s.copy('metaverse_object', ['id', 'type_id', 'origin', 'status', 'display_name', 'attributes', 'last_updated'],
+      objects.map((o) => [o.id, o.typeId, 'Projected', 'Normal', o.displayName, o.attributes, new Date()]));
+  }
+
+  async updateMetaverseObjects(objects: readonly MetaverseObjectUpdate[]): Promise<void> {
+    if (!objects.length) return;
+    await this.s.stage('meridian_mvo_changes', 'id uuid, display_name text, attributes jsonb, ldd timestamptz, ede timestamptz');
+    await this.s.copy('meridian_mvo_changes', ['id', 'display_name', 'attributes', 'ldd', 'ede'],
+      objects.map((o) => [o.id, o.displayName, o.attributes, o.lastConnectorDisconnectedDate, o.deletionEligibleDate]));
+    await this.s.count(
+      `UPDATE metaverse_object m SET display_name = c.display_name, attributes = c.attributes, last_connector_disconnected_date = c.ldd,
+              deletion_eligible_date = c.ede, last_updated = now()
+         FROM meridian_mvo_changes c WHERE m.id = c.id`);
+  }
+
+  /** Rewrites the lookup rows of the given objects from their stored values. */
+  async refreshLookups(objectIds: readonly string[]): Promise<void> {
+    if (!objectIds.length) return;
+    await this.s.count(`DELETE FROM metaverse_object_lookup WHERE object_id = ANY($1::uuid[])`, [objectIds]);
+    await this.s.count(
+      `INSERT INTO metaverse_object_lookup (attribute_id, value_normalised, object_id)
+       SELECT a.id, left(lower(e ->> 'v'), 512), o.id
+         FROM metaverse_object o
+         JOIN metaverse_attribute a ON ${LOOKUP_ATTRIBUTES} AND o.attributes ? a.id::text
+        CROSS JOIN LATERAL jsonb_array_elements(o.attributes -> a.id::text) e
+        WHERE o.id = ANY($1::uuid[]) AND e ->> 'v' IS NOT NULL
+       ON CONFLICT DO NOTHING`, [objectIds]);
+  }
+
+  async deleteMetaverseObjects(ids: readonly string[]): Promise<number> {
+    if (!ids.length) return 0;
+    return this.s.count(`DELETE FROM metaverse_object WHERE id = ANY($1::uuid[])`, [ids]);
+  }
+
+  /** Joins made or broken (metaverse object id null = disconnected). */
+  async updateJoins(joins: readonly JoinUpdate[]): Promise<void> {
+    if (!joins.length) return;
+    await this.s.stage('meridian_cso_joins', 'id uuid, metaverse_object_id uuid, join_type text');
+    await this.s.copy('meridian_cso_joins', ['id', 'metaverse_object_id', 'join_type'], joins.map((j) => [j.id, j.metaverseObjectId, j.joinType]));
+    await this.s.count(
+      `UPDATE connected_system_object c SET metaverse_object_id = j.metaverse_object_id, join_type = j.join_type, last_updated = now()
+         FROM meridian_cso_joins j WHERE c.id = j.id`);
+  }
+
+  /** Marks objects as synchronised (delta synchronisation will not look at them until an import changes them). */
+  async markSynchronised(ids: readonly string[]): Promise<void> {
+    if (!ids.length) return;
+    await this.s.count(`UPDATE connected_system_object SET sync_pending = false WHERE id = ANY($1::uuid[]) AND sync_pending`, [ids]);
+  }
+
+  async deleteConnectorObjects(ids: readonly string[]): Promise<number> {
+    if (!ids.length) return 0;
+    return this.s.count(`DELETE FROM connected_system_object WHERE id = ANY($1::uuid[])`, [ids]);
+  }
+
+  /** Placeholders of objects to provision: PendingProvisioning, joined, no external ID yet. */
+  async insertProvisioned(objects: readonly NewConnectorObject[]): Promise<void> {
+    if (!objects.length) return;
+    await this.s.copy('connected_system_object',
+      ['id', 'connected_system_id', 'object_type_id', 'display_name', 'status', 'metaverse_object_id', 'join_type', 'sync_pending'],
+      objects.map((o) => [o.id, o.connectedSystemId, o.objectTypeId, o.displayName, ConnectorSpaceObjectStatus.PendingProvisioning, o.metaverseObjectId, 'Provisioned', false]));
+  }
+
+  async insertPendingExports(exports: readonly NewPendingExport[]): Promise<void> {
+    if (!exports.length) return;
+    await this.s.copy('pending_export', ['id', 'connected_system_id', 'connected_system_object_id', 'change_type', 'status', 'attribute_changes'],
+      exports.map((e) => [e.id, e.connectedSystemId, e.connectedSystemObjectId, e.changeType, PendingExportStatus.Pending, e.attributeChanges]));
+  }
+
+  /** Rewrites the changes of unexported pending exports (merging, never stacking). */
+  async updatePendingExports(exports: ReadonlyArray<{ id: string; attributeChanges: unknown[] }>): Promise<void> {
+    if (!exports.length) return;
+    await this.s.stage('meridian_pe_changes', 'id uuid, attribute_changes jsonb');
+    await this.s.copy('meridian_pe_changes', ['id', 'attribute_changes'], exports.map((e) => [e.id, e.attributeChanges]));
+    await this.s.count(
+      `UPDATE pending_export p SET attribute_changes = c.attribute_changes, last_updated = now()
+         FROM meridian_pe_changes c WHERE p.id = c.id AND p.status = '${PendingExportStatus.Pending}'`);
+  }
+
+  async deletePendingExports(ids: readonly string[]): Promise<void> {
+    if (!ids.length) return;
+    await this.s.count(`DELETE FROM pending_export WHERE id = ANY($1::uuid[])`, [ids]);
+  }
+
+  /** A completed full synchronisation applied the current configuration to every object. */
+  async clearFullSyncRequired(systemId: number): Promise<void> {
+    await this.s.count(`UPDATE connected_system SET full_sync_required = false WHERE id = $1 AND full_sync_required`, [systemId]);
+  }
+
+  /** Expired pending deletions (grace period passed), oldest first. */
+  async expiredPendingDeletions(limit: number): Promise<string[]> {
+    const rows = await this.s.rows<{ id: string }>(
+      `SELECT id FROM metaverse_object WHERE last_connector_disconnected_date IS NOT NULL AND deletion_eligible_date <= now() AND origin <> 'Internal'
+        ORDER BY deletion_eligible_date LIMIT $1`, [limit]);
+    return rows.map((r) => r.id);
+  }
+}
