@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { RUNS_QUEUE } from '@meridian/jobs';
 import { Queue } from 'bullmq';
 import { Client } from 'pg';
 import { startWebApp, WebHarness } from './harness';
@@ -156,7 +157,7 @@ describe('Run profiles (/api/v1/synchronisation/connected-systems/{id}/run-profi
       initiatedByType: 'ApiKey', initiatedByName: 'Bootstrap administrator key', objectsToProcess: 0, objectsProcessed: 0, executed: null,
     });
 
-    const queue = new Queue('jobs', { connection: { url: h.env.env.REDIS_URL }, prefix: h.env.redisPrefix });
+    const queue = new Queue(RUNS_QUEUE, { connection: { url: h.env.env.REDIS_URL }, prefix: h.env.redisPrefix });
     try {
       const job = await queue.getJob(`run-profile-${res.body.activityId}`);
       expect(job?.name).toBe('run-profile');

@@ -9,7 +9,9 @@ import { CONNECTED_SYSTEMS_PROVIDERS } from './connected-systems';
 import { METAVERSE_PROVIDERS } from './metaverse';
 import { SCHEDULES_PROVIDERS } from './schedules';
 import { SYNC_RULES_PROVIDERS } from './sync-rules';
+import { ENGINE_PROVIDERS } from './engine';
 import { ActivitiesService } from './activities/activities.service';
+import { ActivityRunStatsQuery } from './activities/activity-run-stats.query';
 import { ApiKeysService } from './api-keys/api-keys.service';
 import { DatabasePrincipalResolver } from './auth/principal-resolver.service';
 import { ReadinessService } from './health/readiness.service';
@@ -19,8 +21,8 @@ import { RolesService } from './roles/roles.service';
 import { LogLevelFollower } from './settings/log-level.follower';
 import { SettingsService } from './settings/settings.service';
 
-const SERVICES = [ActivitiesService, ApiKeysService, SettingsService, ReadinessService, QueueProbesService, RolesService, LogReaderService];
-const AREAS = [...METAVERSE_PROVIDERS, ...CONNECTED_SYSTEMS_PROVIDERS, ...SYNC_RULES_PROVIDERS, ...CERTIFICATES_PROVIDERS, ...SCHEDULES_PROVIDERS];
+const SERVICES = [ActivitiesService, ActivityRunStatsQuery, ApiKeysService, SettingsService, ReadinessService, QueueProbesService, RolesService, LogReaderService];
+const AREAS = [...METAVERSE_PROVIDERS, ...CONNECTED_SYSTEMS_PROVIDERS, ...SYNC_RULES_PROVIDERS, ...CERTIFICATES_PROVIDERS, ...SCHEDULES_PROVIDERS, ...ENGINE_PROVIDERS];
 
 /** Writes Redis connection problems to the service log (throttled by the queue). */
 @Injectable()

@@ -26,6 +26,13 @@ export interface ActivityListQuery {
   sortDirection?: unknown;
 }
 
+/**
+ * What can be cancelled: run-profile activities, whose runners look at the flag at every page boundary.
+ * A connected-system deletion job is not (yet): it stops on the flag but leaves its activity InProgress.
+ */
+const CANCELLABLE_TARGET_TYPES: readonly ActivityTargetType[] = [ActivityTargetType.ConnectedSystemRunProfile];
+const CANCELLED_BEFORE_START = 'Cancelled before it started.';
+
 const SORT_COLUMNS: Record<string, string> = {
   created: 'a.created',
   executed: 'a.executed',
@@ -94,30 +101,6 @@ export class ActivitiesService {
     return activityDetail(a, children.get(id) ?? 0);
   }
 
-  async stats(id: string) {
-    const a = await this.require(id);
-    return {
-      activityId: a.id,
-      status: a.status,
-      connectedSystemRunType: a.connectedSystemRunType,
-      objectsToProcess: a.objectsToProcess,
-      objectsProcessed: a.objectsProcessed,
-      totalAdded: a.totalAdded,
-      totalUpdated: a.totalUpdated,
-      totalDeleted: a.totalDeleted,
-      totalProjected: a.totalProjected,
-      totalJoined: a.totalJoined,
-      totalAttributeFlows: a.totalAttributeFlows,
-      totalDisconnected: a.totalDisconnected,
-      totalProvisioned: a.totalProvisioned,
-      totalExported: a.totalExported,
-      totalDeprovisioned: a.totalDeprovisioned,
-      totalPendingExports: a.totalPendingExports,
-      totalErrors: a.totalErrors,
-      ...(a.executionStats ?? {}),
-    };
-  }
-
   async items(id: string, query: { page?: unknown; pageSize?: unknown }) {
     const paging = parsePaging(query, { pageSize: 25, maxPageSize: 100 });
     const a = await this.require(id);
@@ -132,6 +115,30 @@ export class ActivitiesService {
       take: paging.pageSize,
     });
     return pageOf(rows.map(executionItemView), total, paging);
+  }
+
+  /**
+   * Cancels a run-profile activity that is still InProgress, in one statement: it is flagged, and one
+   * that no worker has claimed yet (still queued) is Cancelled at once so it never starts; a claimed one
+   * stays InProgress until its runner sees the flag at its next page boundary and ends it Cancelled.
+   */
+  async cancel(id: string) {
+    const [updated]: [Array<{ id: string }>, number] = await this.ds.query(
+      `UPDATE activity SET cancel_requested = true,
+              status = CASE WHEN claimed_at IS NULL THEN $3 ELSE status END,
+              completed = CASE WHEN claimed_at IS NULL THEN now() ELSE completed END,
+              message = CASE WHEN claimed_at IS NULL THEN $4 ELSE message END
+        WHERE id = $1 AND status = $2 AND target_type = ANY($5::text[])
+        RETURNING id`,
+      [id, ActivityStatus.InProgress, ActivityStatus.Cancelled, CANCELLED_BEFORE_START, CANCELLABLE_TARGET_TYPES]);
+    if (!updated.length) {
+      const a = await this.require(id);
+      if (!CANCELLABLE_TARGET_TYPES.includes(a.targetType as ActivityTargetType)) {
+        throw DomainError.badRequest(`Activity ${id} is a ${a.targetType} activity; only run-profile activities can be cancelled.`, { targetType: a.targetType });
+      }
+      throw DomainError.badRequest(`Activity ${id} is already ${a.status}; only an InProgress activity can be cancelled.`, { status: a.status });
+    }
+    return this.get(id);
   }
 
   async children(id: string) {

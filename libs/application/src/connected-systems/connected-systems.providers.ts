@@ -4,6 +4,8 @@ import { ConnectedSystemObjectTypesService } from './connected-system-object-typ
 import { ConnectedSystemSchemaService } from './connected-system-schema.service';
 import { ConnectedSystemsService } from './connected-systems.service';
 import { ConnectorContextFactory } from './connector-context.factory';
+import { ConnectorSpaceQuery } from './connector-space.query';
+import { PendingExportsQuery } from './pending-exports.query';
 import { RunProfilesService } from './run-profiles.service';
 
 /** Services of this area, registered by ApplicationModule. */
@@ -14,4 +16,6 @@ export const CONNECTED_SYSTEMS_PROVIDERS: Provider[] = [
   ConnectedSystemSchemaService,
   ConnectedSystemDeletionService,
   RunProfilesService,
+  ConnectorSpaceQuery,
+  PendingExportsQuery,
 ];

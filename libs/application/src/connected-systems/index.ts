@@ -6,3 +6,6 @@ export * from './connected-system-object-types.service';
 export * from './connected-system-schema.service';
 export * from './connected-system-deletion.service';
 export * from './run-profiles.service';
+export * from './connector-space.query';
+export * from './pending-exports.query';
+export type { PendingExportAttributeChangeView, PendingExportView } from './pending-export.views';

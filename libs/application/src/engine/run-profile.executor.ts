@@ -65,7 +65,7 @@ export class RunProfileExecutor {
       }
       if (!(await runs.claim(activityId, worker))) return { state: 'not-claimed' };
       const runner = this.runners.find((r) => r.runTypes.includes(runType));
-      const pageSize = activity.pageSize ?? Number(await this.settings.effective(SettingKeys.SyncPageSize)) ?? 1000;
+      const pageSize = activity.pageSize ?? (Number(await this.settings.effective(SettingKeys.SyncPageSize)) || 1000);
       const ctx = new RunContext({
         activityId, connectedSystemId: system.id, connectedSystemName: system.name, runType, pageSize, filePath: activity.filePath,
       }, session);

@@ -116,11 +116,21 @@ export class SyncConfiguration {
 
   /** Import rules of a connected-system object type (any metaverse type). */
   importRulesOf(systemId: number, csObjectTypeId: number): ImportRuleDef[] {
-    return this.importRules.filter((r) => r.systemId === systemId && r.csObjectTypeId === csObjectTypeId);
+    const key = `${systemId}:${csObjectTypeId}`;
+    let rules = this.rulesByCsType.get(key);
+    if (!rules) this.rulesByCsType.set(key, rules = this.importRules.filter((r) => r.systemId === systemId && r.csObjectTypeId === csObjectTypeId));
+    return rules;
   }
+
+  private readonly rulesByCsType = new Map<string, ImportRuleDef[]>();
 
   importRulesFor(systemId: number, csObjectTypeId: number, mvObjectTypeId: number): ImportRuleDef[] {
     return this.importRulesByType.get(`${systemId}:${csObjectTypeId}:${mvObjectTypeId}`) ?? [];
+  }
+
+  /** Whether any export rule writes objects of this system and type (only those can have pending exports from synchronisation). */
+  isExportTarget(systemId: number, csObjectTypeId: number): boolean {
+    return this.exportRules.some((r) => r.systemId === systemId && r.csObjectTypeId === csObjectTypeId);
   }
 
   exportRulesFor(mvObjectTypeId: number): ExportRuleDef[] {

@@ -124,8 +124,13 @@ export class SyncPage {
     return deleted.length;
   }
 
+  private readonly typeMaps = new WeakMap<ReadonlyMap<number, EngineAttribute>, Map<number, string>>();
+
+  /** Attribute id → data type, for scoping (one map per schema). */
   private types(attrs: ReadonlyMap<number, EngineAttribute>): Map<number, string> {
-    return new Map([...attrs.values()].map((a) => [a.id, a.type]));
+    let types = this.typeMaps.get(attrs);
+    if (!types) this.typeMaps.set(attrs, types = new Map([...attrs.values()].map((a) => [a.id, a.type])));
+    return types;
   }
 
   /** Matching rules in order, one statement per round for the whole page; the first rule finding anything decides. */
@@ -438,7 +443,9 @@ export class SyncPage {
   private async evaluateExports(): Promise<void> {
     const evaluate = [...this.mvos.values()].filter((m) => !m.deleted && (this.full || m.isNew || m.attributesChanged || m.joinsChanged));
     const targetIds = new Set<string>(this.deleteStale);
-    for (const mvo of evaluate) for (const c of this.joins.get(mvo.row.id) ?? []) targetIds.add(c.id);
+    for (const mvo of evaluate) {
+      for (const c of this.joins.get(mvo.row.id) ?? []) if (this.cfg.isExportTarget(c.connectedSystemId, c.objectTypeId)) targetIds.add(c.id);
+    }
     this.pending = new Map((await this.store.pendingExports([...targetIds])).map((p) => [p.connectedSystemObjectId, p]));
     for (const csoId of this.deleteStale) {
       const p = this.pending.get(csoId);
@@ -597,17 +604,34 @@ export class SyncPage {
     for (const id of this.deleteCsos) this.joinUpdates.delete(id);
     const s = this.store;
     await s.lockLookupSchema();
+    const lookupAttributes = inserts.length || updates.length ? await s.lookupAttributeIds() : new Set<number>();
+    const lookupRows: Array<[number, string, string]> = [];
+    const replaced: string[] = [];
+    const updatedIds = new Set(updates.map((u) => u.id));
+    for (const o of [...inserts, ...updates]) {
+      const before = this.mvos.get(o.id)!.row.attributes ?? {};
+      let changed = false;
+      for (const a of lookupAttributes) {
+        const values = o.attributes[String(a)] ?? [];
+        if (!changed && JSON.stringify(values.map((x) => x.v)) !== JSON.stringify((before[String(a)] ?? []).map((x) => x.v))) changed = true;
+        for (const x of values) if (x.v !== null && x.v !== undefined) lookupRows.push([a, String(x.v), o.id]);
+      }
+      if (updatedIds.has(o.id) && changed) replaced.push(o.id);
+    }
+    const replacedSet = new Set(replaced);
     await s.deletePendingExports([...this.deletedPes]);
     await s.insertMetaverseObjects(inserts);
     await s.updateMetaverseObjects(updates);
-    await s.updateJoins([...this.joinUpdates.values()]);
+    const synchronised = page.filter((c) => !this.deleteCsos.has(c.id) && !this.states.get(c.id)?.deferred).map((c) => c.id);
+    await s.updateJoins([...this.joinUpdates.values()], synchronised);
     await s.insertProvisioned(this.newCsos);
     await s.insertPendingExports(this.newPes);
     await s.updatePendingExports([...this.updatedPes].map(([id, attributeChanges]) => ({ id, attributeChanges })));
     await s.deleteConnectorObjects([...this.deleteCsos]);
     await s.deleteMetaverseObjects(deleted);
-    await s.refreshLookups([...inserts.map((i) => i.id), ...updates.map((u) => u.id)]);
-    await s.markSynchronised(page.filter((c) => !this.deleteCsos.has(c.id) && !this.states.get(c.id)?.deferred).map((c) => c.id));
+    // Lookup rows only for new objects and objects whose looked-up values changed.
+    const newIds = new Set(inserts.map((i) => i.id));
+    await s.writeLookups(replaced, lookupRows.filter(([, , o]) => newIds.has(o) || replacedSet.has(o)));
 
     for (const state of this.states.values()) this.record(state);
   }

@@ -1,6 +1,7 @@
 export * from './metaverse.providers';
 export * from './metaverse-objects.writer';
 export * from './metaverse-objects.query';
+export * from './pending-deletions.query';
 export * from './metaverse-object-types.service';
 export * from './metaverse-attributes.service';
 export type { MetaverseAttributeView, MetaverseObjectTypeDetailView, MetaverseObjectTypeView } from './metaverse-schema.views';

@@ -7,6 +7,7 @@ import {
 } from '@meridian/domain';
 import { PagedResult, pageOf, parsePaging } from '@meridian/platform';
 import { DataSource, EntityManager } from 'typeorm';
+import { boundedCount, firstMatches, LIST_COUNT_CAP } from '../common/bounded-count';
 import { lookupValueSql, MAX_LOOKUP_VALUE_LENGTH } from './metaverse-lookups';
 
 /** Query of GET /metaverse/objects (spec 4.7); values as they come from the query string (or already typed). */
@@ -61,13 +62,8 @@ export interface MetaverseObjectDetailView {
   connectedSystemObjects: Array<{ id: string; connectedSystemId: number; connectedSystemName: string; displayName: string | null }>;
 }
 
-/**
- * How far past the start of the requested page a list counts: totalCount is exact up to
- * offset + METAVERSE_LIST_COUNT_CAP matches; beyond that it is that bound and totalCountIsExact is false
- * (docs/metaverse.md). hasNextPage is right either way. A count therefore reads a bounded number of
- * index entries (or, for a search, rows) however many objects match.
- */
-export const METAVERSE_LIST_COUNT_CAP = 1_000;
+/** How far past the start of the requested page the object list counts (see LIST_COUNT_CAP). */
+export const METAVERSE_LIST_COUNT_CAP = LIST_COUNT_CAP;
 
 /** Orders attribute names for display; one instance, since localeCompare with options builds a collator per call. */
 const BY_NAME = new Intl.Collator('en', { sensitivity: 'base' });
@@ -135,12 +131,7 @@ export class MetaverseObjectsQuery {
       // Type and indexed-attribute filters: the id order is an index, so the walk is cheap whatever matches;
       // a short page ends the list, otherwise the count is an index-only walk up to the bound.
       rows = await this.ds.query(pageSql, params);
-      if (rows.length > 0 && rows.length < paging.pageSize || rows.length === 0 && paging.offset === 0) totalCount = paging.offset + rows.length;
-      else {
-        const [{ count }] = await this.ds.query(`SELECT count(*)::int AS count FROM (SELECT 1 FROM ${from} ${whereSql} LIMIT ${limit + 1}) s`, params);
-        totalCountIsExact = count <= limit;
-        totalCount = Math.min(count, limit);
-      }
+      ({ totalCount, totalCountIsExact } = await boundedCount(this.ds, `${from} ${whereSql}`, params, paging, rows.length, METAVERSE_LIST_COUNT_CAP));
     } else {
       // A search (or an unindexed filter): where the matches lie in id order is unknown, and the planner
       // estimates trigram matches badly either way. So the plan is chosen from what is learnt, not guessed:
@@ -148,14 +139,12 @@ export class MetaverseObjectsQuery {
         // 1. At most limit + 1 matches in any order, through the trigram index (bitmap scans only: the cost
         //    is the index's candidates plus at most limit + 1 rows), with the page cut from them.
         if (search) await m.query(`SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off`);
-        const first: Array<Omit<Row, 'id'> & { total: number; id: string | null }> = await m.query(
-          `WITH m AS MATERIALIZED (SELECT o.id FROM ${from} ${whereSql} LIMIT ${limit + 1}),
-                page AS (SELECT id FROM m ORDER BY id LIMIT ${paging.pageSize} OFFSET ${paging.offset})
-           SELECT (SELECT count(*)::int FROM m) AS total, ${columns}
-             FROM (SELECT 1) one LEFT JOIN (page JOIN metaverse_object o ON o.id = page.id) ON true
-            ORDER BY o.id`, params);
-        const total = first[0]?.total ?? 0;
-        if (total <= limit) return { rows: first.filter((r): r is Row & { total: number } => r.id !== null), totalCount: total, totalCountIsExact: true };
+        const first = await firstMatches(m, `SELECT o.id FROM ${from} ${whereSql}`, params, paging, METAVERSE_LIST_COUNT_CAP);
+        if (first) {
+          const found: Row[] = first.pageIds.length
+            ? await m.query(`SELECT ${columns} FROM metaverse_object o WHERE o.id = ANY($1::uuid[]) ORDER BY o.id`, [first.pageIds]) : [];
+          return { rows: found, totalCount: first.totalCount, totalCountIsExact: true };
+        }
         // 2. More than that: at least (offset + cap) / N of the objects match, so a walk in id order reaches
         //    the page within a bounded number of entries — index-only over (type_id, id) INCLUDE
         //    (display_name), one walk per type when no type is given, merged.
@@ -283,7 +272,7 @@ export class MetaverseObjectsQuery {
       status: row.status,
       origin: row.origin,
       lastConnectorDisconnectedDate: iso(row.last_connector_disconnected_date),
-      isPendingDeletion: row.deletion_eligible_date !== null,
+      isPendingDeletion: row.last_connector_disconnected_date !== null,
       deletionEligibleDate: iso(row.deletion_eligible_date),
       type: { id: row.type_id, name: row.type_name },
       attributeValues: values,

@@ -208,18 +208,25 @@ export class SyncStore {
          FROM meridian_mvo_changes c WHERE m.id = c.id`);
   }
 
-  /** Rewrites the lookup rows of the given objects from their stored values. */
-  async refreshLookups(objectIds: readonly string[]): Promise<void> {
-    if (!objectIds.length) return;
-    await this.s.count(`DELETE FROM metaverse_object_lookup WHERE object_id = ANY($1::uuid[])`, [objectIds]);
+  /** Attributes that have lookup rows (indexed ones and every reference); read under the lookup-schema lock. */
+  async lookupAttributeIds(): Promise<Set<number>> {
+    const rows = await this.s.rows<{ id: number }>(`SELECT a.id FROM metaverse_attribute a WHERE ${LOOKUP_ATTRIBUTES}`);
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /**
+   * Replaces the lookup rows of objects: `replace` lists objects whose rows are rewritten (new objects
+   * have none to remove), `rows` the raw values to add. Values are normalised in SQL, as every reader
+   * does (left(lower(v), 512)), so writer and reader can never disagree.
+   */
+  async writeLookups(replace: readonly string[], rows: ReadonlyArray<[number, string, string]>): Promise<void> {
+    if (replace.length) await this.s.count(`DELETE FROM metaverse_object_lookup WHERE object_id = ANY($1::uuid[])`, [replace]);
+    if (!rows.length) return;
+    await this.s.stage('meridian_mvo_lookup', 'attribute_id int, value text, object_id uuid');
+    await this.s.copy('meridian_mvo_lookup', ['attribute_id', 'value', 'object_id'], rows);
     await this.s.count(
       `INSERT INTO metaverse_object_lookup (attribute_id, value_normalised, object_id)
-       SELECT a.id, left(lower(e ->> 'v'), 512), o.id
-         FROM metaverse_object o
-         JOIN metaverse_attribute a ON ${LOOKUP_ATTRIBUTES} AND o.attributes ? a.id::text
-        CROSS JOIN LATERAL jsonb_array_elements(o.attributes -> a.id::text) e
-        WHERE o.id = ANY($1::uuid[]) AND e ->> 'v' IS NOT NULL
-       ON CONFLICT DO NOTHING`, [objectIds]);
+       SELECT attribute_id, left(lower(value), 512), object_id FROM meridian_mvo_lookup ON CONFLICT DO NOTHING`);
   }
 
   async deleteMetaverseObjects(ids: readonly string[]): Promise<number> {
@@ -227,20 +234,28 @@ export class SyncStore {
     return this.s.count(`DELETE FROM metaverse_object WHERE id = ANY($1::uuid[])`, [ids]);
   }
 
-  /** Joins made or broken (metaverse object id null = disconnected). */
-  async updateJoins(joins: readonly JoinUpdate[]): Promise<void> {
-    if (!joins.length) return;
-    await this.s.stage('meridian_cso_joins', 'id uuid, metaverse_object_id uuid, join_type text');
-    await this.s.copy('meridian_cso_joins', ['id', 'metaverse_object_id', 'join_type'], joins.map((j) => [j.id, j.metaverseObjectId, j.joinType]));
+  /**
+   * In one statement: joins made or broken (metaverse object id null = disconnected), and objects marked
+   * synchronised (delta synchronisation will not look at them again until an import changes them).
+   */
+  async updateJoins(joins: readonly JoinUpdate[], synchronised: readonly string[] = []): Promise<void> {
+    if (!joins.length && !synchronised.length) return;
+    const joined = new Set(joins.map((j) => j.id));
+    const rows = [
+      ...joins.map((j) => [j.id, true, j.metaverseObjectId, j.joinType]),
+      ...synchronised.filter((id) => !joined.has(id)).map((id) => [id, false, null, null]),
+    ];
+    const done = new Set(synchronised);
+    await this.s.stage('meridian_cso_joins', 'id uuid, set_join boolean, metaverse_object_id uuid, join_type text, synced boolean');
+    await this.s.copy('meridian_cso_joins', ['id', 'set_join', 'metaverse_object_id', 'join_type', 'synced'], rows.map((r) => [...r, done.has(r[0] as string)]));
     await this.s.count(
-      `UPDATE connected_system_object c SET metaverse_object_id = j.metaverse_object_id, join_type = j.join_type, last_updated = now()
-         FROM meridian_cso_joins j WHERE c.id = j.id`);
-  }
-
-  /** Marks objects as synchronised (delta synchronisation will not look at them until an import changes them). */
-  async markSynchronised(ids: readonly string[]): Promise<void> {
-    if (!ids.length) return;
-    await this.s.count(`UPDATE connected_system_object SET sync_pending = false WHERE id = ANY($1::uuid[]) AND sync_pending`, [ids]);
+      `UPDATE connected_system_object c
+          SET metaverse_object_id = CASE WHEN j.set_join THEN j.metaverse_object_id ELSE c.metaverse_object_id END,
+              join_type = CASE WHEN j.set_join THEN j.join_type ELSE c.join_type END,
+              last_updated = CASE WHEN j.set_join THEN now() ELSE c.last_updated END,
+              sync_pending = c.sync_pending AND NOT j.synced
+         FROM meridian_cso_joins j
+        WHERE c.id = j.id AND (j.set_join OR (j.synced AND c.sync_pending))`);
   }
 
   async deleteConnectorObjects(ids: readonly string[]): Promise<number> {

@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { ConnectedSystemObjectTypesController } from './connected-system-object-types.controller';
 import { ConnectedSystemsController } from './connected-systems.controller';
+import { ConnectorSpaceController } from './connector-space.controller';
 import { RunProfilesController } from './run-profiles.controller';
 
-@Module({ controllers: [ConnectedSystemsController, ConnectedSystemObjectTypesController, RunProfilesController] })
+@Module({ controllers: [ConnectedSystemsController, ConnectedSystemObjectTypesController, RunProfilesController, ConnectorSpaceController] })
 export class ConnectedSystemsModule {}
