@@ -16,3 +16,4 @@ export * from './engine/inbound-flow';
 export * from './engine/export-evaluation';
 export * from './engine/deletion-decision';
 export * from './engine/matching';
+export * from './common/date-time';

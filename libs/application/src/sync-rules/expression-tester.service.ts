@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
   AttributeValues, ExpressionError, expressionValidationError, ExpressionFunctionInfo, ExpressionInputs, ExpressionValue,
-  formatExpressionValue, listExpressionFunctions, parseIsoInstant,
+  formatExpressionValue, listExpressionFunctions, parseDateTime,
 } from '@meridian/domain';
 import { FieldErrors } from './sync-rule.support';
 import { MappingExpressions } from './mapping-expressions';
@@ -65,7 +65,7 @@ export class ExpressionTesterService {
     const cs = this.context(input.cs, 'cs', errors);
     let now: Date | undefined;
     if (input.now !== undefined && input.now !== null) {
-      now = typeof input.now === 'string' ? parseIsoInstant(input.now) ?? undefined : undefined;
+      now = typeof input.now === 'string' ? parseDateTime(input.now) ?? undefined : undefined;
       if (!now) errors.add('now', 'now must be an ISO 8601 date-time, e.g. 2025-01-31T08:00:00Z (Now() and Today() read it).');
     }
     errors.throwIfAny();
@@ -113,7 +113,7 @@ export class ExpressionTesterService {
       if (typeof v === 'number') return v;
       if (typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && '$date' in v) {
         const text = (v as { $date: unknown }).$date;
-        const date = typeof text === 'string' ? parseIsoInstant(text) : null;
+        const date = typeof text === 'string' ? parseDateTime(text) : null;
         if (date) return date;
         errors.add(path, `${path}.$date must be an ISO 8601 date or date-time.`);
         return null;

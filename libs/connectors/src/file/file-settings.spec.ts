@@ -7,7 +7,7 @@ import { builtInConnectors } from '../builtin-connectors';
 import { ConnectorRegistry } from '../connector-registry';
 import { resolveConnectorFilePath } from './file-path';
 import { FILE_CONNECTOR_SETTINGS, parseFileSettings } from './file-settings';
-import { ColumnProfile, parseIsoDateTime, parseValue } from './value-types';
+import { ColumnProfile, parseValue } from './value-types';
 
 function fieldsOf(fn: () => unknown): string[] {
   try {
@@ -154,8 +154,8 @@ describe('value parsing and type inference', () => {
   });
 
   it('accepts leap days only in leap years', () => {
-    expect(parseIsoDateTime('2024-02-29')).toBe('2024-02-29T00:00:00.000Z');
-    expect(parseIsoDateTime('2023-02-29')).toBeNull();
+    expect(parseValue('DateTime', '2024-02-29')).toBe('2024-02-29T00:00:00.000Z');
+    expect(parseValue('DateTime', '2023-02-29')).toBeUndefined();
   });
 
   it.each([

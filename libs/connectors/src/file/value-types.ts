@@ -1,30 +1,12 @@
+import { normaliseDateTime } from '@meridian/domain';
 import type { AttributeValue, ConnectorAttributeType } from '../connector.contract';
 
 const INTEGER = /^[+-]?\d+$/;
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const GUID = /^\{?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\}?$/i;
-// ISO 8601 calendar date, optionally with a time (minutes or seconds, fraction) and an offset.
-const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 const BOOLEAN_TRUE = new Set(['true', 'yes', '1']);
 const BOOLEAN_FALSE = new Set(['false', 'no', '0']);
 const BOOLEAN_WORDS = new Set(['true', 'false', 'yes', 'no']);
-
-/** Parses an ISO 8601 date or date-time to a UTC ISO string; a time without offset is taken as UTC. */
-export function parseIsoDateTime(text: string): string | null {
-  const m = ISO_DATE_TIME.exec(text.trim());
-  if (!m) return null;
-  const [, y, mo, d, h, mi, s, zone] = m;
-  const daysInMonth = new Date(Date.UTC(Number(y), Number(mo), 0)).getUTCDate();
-  if (Number(mo) < 1 || Number(mo) > 12 || Number(d) < 1 || Number(d) > daysInMonth) return null;
-  if (h !== undefined && (Number(h) > 23 || Number(mi) > 59 || (s !== undefined && Number(s) > 59))) return null;
-  let normalised = text.trim().toUpperCase().replace(' ', 'T');
-  if (h === undefined) normalised += 'T00:00:00Z';
-  else if (!zone) normalised += 'Z';
-  else if (/^[+-]\d{4}$/.test(zone)) normalised = normalised.slice(0, -2) + ':' + normalised.slice(-2);
-  const ms = Date.parse(normalised);
-  if (Number.isNaN(ms)) return null;
-  return new Date(ms).toISOString();
-}
 
 /** Parses one raw CSV value as the given attribute type; `undefined` when it does not parse. */
 export function parseValue(type: ConnectorAttributeType, raw: string): AttributeValue | undefined {
@@ -48,7 +30,7 @@ export function parseValue(type: ConnectorAttributeType, raw: string): Attribute
       return undefined;
     }
     case 'DateTime':
-      return parseIsoDateTime(raw) ?? undefined;
+      return normaliseDateTime(raw) ?? undefined;
     case 'Guid': {
       const m = GUID.exec(raw.trim());
       return m ? m[1].toLowerCase() : undefined;
@@ -89,7 +71,7 @@ export class ColumnProfile {
       this.nonEmpty++;
       if (this.integer) this.integer = INTEGER.test(part) && Number.isSafeInteger(Number(part)) && !/^[+-]?0\d/.test(part);
       if (this.boolean) this.boolean = BOOLEAN_WORDS.has(part.trim().toLowerCase());
-      if (this.dateTime) this.dateTime = parseIsoDateTime(part) !== null;
+      if (this.dateTime) this.dateTime = normaliseDateTime(part) !== null;
       if (this.guid) this.guid = GUID.test(part.trim());
     }
   }

@@ -1,6 +1,6 @@
 import { ExpressionError } from '../expressions';
 import type { ExpressionContext } from '../expressions';
-import { parseIsoDateTime } from '../metaverse/attribute-values';
+import { parseDateTime } from '../common/date-time';
 import { AttributeDataType } from '../metaverse/metaverse-types';
 import { ExecutionErrorType } from './engine.enums';
 import type { EngineAttribute, MappingSource } from './sync-model';
@@ -97,7 +97,7 @@ function normaliseValue(v: unknown, type: string): unknown {
       if (v instanceof Date) return Number.isNaN(v.getTime()) ? INVALID : v.toISOString();
       const t = String(v).trim();
       if (t === '') return undefined;
-      const d = parseIsoDateTime(t);
+      const d = parseDateTime(t);
       return d ? d.toISOString() : INVALID;
     }
     case AttributeDataType.Guid:

@@ -1,5 +1,5 @@
 import { AttributeDataType } from '../metaverse/metaverse-types';
-import { parseIsoDateTime } from '../metaverse/attribute-values';
+import { parseDateTime } from '../common/date-time';
 import type { AttributeLookup } from '../expressions';
 import type { EngineAttribute, StoredConnectorAttributes, StoredMetaverseAttributes } from './sync-model';
 
@@ -55,5 +55,5 @@ export class ValueView {
 
 function toDate(v: unknown): unknown {
   if (typeof v !== 'string') return v;
-  return parseIsoDateTime(v) ?? v;
+  return parseDateTime(v) ?? v;
 }

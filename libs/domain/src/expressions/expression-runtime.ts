@@ -1,5 +1,5 @@
 import { AttributeSource } from './expression-context';
-import { parseDateText } from './expression-dates';
+import { parseDateTime } from '../common/date-time';
 import { ExpressionError, ExpressionErrorCode, expressionError, TokenRef } from './expression-error';
 import { EXPRESSION_LIMITS } from './expression-limits';
 import { describeValue, ExpressionItem, ExpressionValue, isList, itemToText } from './expression-value';
@@ -110,7 +110,7 @@ export function dateArg(value: ExpressionValue, site: CallSite, arg: number): Da
   if (value === null) return null;
   if (value instanceof Date) return value;
   if (typeof value === 'string') {
-    const parsed = parseDateText(value);
+    const parsed = parseDateTime(value);
     if (parsed) return parsed;
     return site.invalid(arg, `must be a date or ISO 8601 text such as "2025-01-15T10:30:00Z", got ${describeValue(value)}`);
   }

@@ -1,3 +1,4 @@
+import { parseDateTime } from '../common/date-time';
 import { AttributeDataType } from './metaverse-types';
 
 /** The outcome of checking one value against its attribute's data type. */
@@ -8,7 +9,6 @@ export const MAX_TEXT_VALUE_LENGTH = 4000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** An ISO 8601 date or date-time (Date() alone would take "1" as the year 2001). */
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const INT32 = { min: -2_147_483_648, max: 2_147_483_647 };
 
@@ -17,13 +17,6 @@ export function isUuid(text: unknown): text is string {
   return typeof text === 'string' && UUID.test(text);
 }
 
-/** Parses an ISO 8601 date or date-time into a Date; null when it is not one (or is impossible, e.g. month 13). */
-export function parseIsoDateTime(text: string): Date | null {
-  const trimmed = text.trim();
-  if (!ISO_DATE_TIME.test(trimmed)) return null;
-  const d = new Date(trimmed);
-  return Number.isNaN(d.getTime()) ? null : d;
-}
 
 /**
  * Checks one value given for an attribute and returns it in its stored form: numbers and booleans as
@@ -41,7 +34,7 @@ export function coerceAttributeValue(attr: { name: string; type: string }, v: un
     case AttributeDataType.Boolean:
       return typeof v === 'boolean' ? { ok: true, value: v } : fail(`${attr.name} must be true or false.`);
     case AttributeDataType.DateTime: {
-      const d = typeof v === 'string' ? parseIsoDateTime(v) : null;
+      const d = typeof v === 'string' ? parseDateTime(v) : null;
       return d ? { ok: true, value: d.toISOString() } : fail(`${attr.name} must be an ISO 8601 date-time.`);
     }
     case AttributeDataType.Reference:

@@ -1,4 +1,5 @@
-import { isUuid, parseIsoDateTime } from './attribute-values';
+import { parseDateTime } from '../common/date-time';
+import { isUuid } from './attribute-values';
 import { AttributeDataType } from './metaverse-types';
 
 /** What the `attributes` query parameter of the object list asks for. */
@@ -48,7 +49,7 @@ export function normaliseFilterValue(type: string, raw: string): { value: string
       return b === 'true' || b === 'false' ? { value: b } : { error: 'filterAttributeValue must be true or false for this attribute.' };
     }
     case AttributeDataType.DateTime: {
-      const d = parseIsoDateTime(text);
+      const d = parseDateTime(text);
       return d ? { value: d.toISOString() } : { error: 'filterAttributeValue must be an ISO 8601 date-time for this attribute.' };
     }
     case AttributeDataType.Guid:

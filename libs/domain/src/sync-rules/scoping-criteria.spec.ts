@@ -1,6 +1,7 @@
+import { parseDateTime } from '../common/date-time';
 import { AttributeDataType } from '../metaverse/metaverse-schema';
 import {
-  describeRelativeDate, parseIsoInstant, parseRelativeDate, RelativeDateDirection, RelativeDateUnit, resolveRelativeDate,
+  describeRelativeDate, parseRelativeDate, RelativeDateDirection, RelativeDateUnit, resolveRelativeDate,
   SCOPING_LIMITS, ScopingAttribute, ScopingGroup, ScopingGroupType, ScopingOperator, validateScopingCriteria,
 } from './scoping-criteria';
 import { evaluateScoping, scopingAttributeIds } from './scoping-evaluation';
@@ -177,11 +178,11 @@ describe('relative and absolute dates', () => {
     ['2025-01-31T08:30:00+02:00', '2025-01-31T06:30:00.000Z'],
     ['2025-01-31T08:30:00-0130', '2025-01-31T10:00:00.000Z'],
   ])('reads the ISO instant %s as UTC unless it names an offset', (text, iso) => {
-    expect(parseIsoInstant(text)?.toISOString()).toBe(iso);
+    expect(parseDateTime(text)?.toISOString()).toBe(iso);
   });
 
   it.each(['2025-13-01', '2025-02-29', '2025-01-31T24:00', '31/01/2025', '1', ''])('refuses "%s" as an ISO instant', (text) => {
-    expect(parseIsoInstant(text)).toBeNull();
+    expect(parseDateTime(text)).toBeNull();
   });
 });
 

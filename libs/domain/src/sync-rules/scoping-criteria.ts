@@ -1,3 +1,4 @@
+import { parseDateTime } from '../common/date-time';
 import { ValidationErrors } from '../errors/domain-error';
 import { AttributeDataType } from '../metaverse/metaverse-schema';
 
@@ -123,29 +124,7 @@ const OPERATORS = new Set<string>(Object.values(ScopingOperator));
 const UNITS = new Map<string, RelativeDateUnit>(Object.values(RelativeDateUnit).map((u) => [u.toLowerCase(), u]));
 const DIRECTIONS = new Map<string, RelativeDateDirection>(Object.values(RelativeDateDirection).map((d) => [d.toLowerCase(), d]));
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** ISO 8601 date or date-time; a date-time without an offset is UTC. */
-const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 const RELATIVE_TEXT = /^(\d{1,9})\s*(minute|hour|day|week|month|year)s?\s+(ago|from\s+now)$/i;
-
-/** Parses an ISO 8601 date or date-time (UTC unless it names an offset); null when it is not one. */
-export function parseIsoInstant(text: string): Date | null {
-  const m = ISO_DATE_TIME.exec(text.trim());
-  if (!m) return null;
-  const [, y, mo, d, h, mi, s, frac, zone] = m;
-  const month = Number(mo);
-  const day = Number(d);
-  if (month < 1 || month > 12 || day < 1 || day > 31 || Number(h ?? 0) > 23 || Number(mi ?? 0) > 59 || Number(s ?? 0) > 59) return null;
-  const ms = frac ? Math.floor(Number(`0.${frac}`) * 1000) : 0;
-  let time = Date.UTC(Number(y), month - 1, day, Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0), ms);
-  // Date.UTC rolls 31 February over into March: refuse it instead.
-  if (new Date(time).getUTCDate() !== day) return null;
-  if (zone && zone.toUpperCase() !== 'Z') {
-    const sign = zone[0] === '-' ? -1 : 1;
-    const digits = zone.slice(1).replace(':', '');
-    time -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
-  }
-  return new Date(time);
-}
 
 /** Parses "30 days ago" / "2 weeks from now" (case-insensitive, singular or plural units); null when it is not one. */
 export function parseRelativeDate(text: string): RelativeDate | null {
@@ -365,7 +344,7 @@ function dateValue(raw: unknown, attribute: ScopingAttribute, path: string, fail
   const usage = `"${attribute.name}" is a DateTime: the value must be an ISO 8601 date or date-time ("2025-01-31", "2025-01-31T08:00:00Z"), `
     + `a relative date as text ("30 days ago", "2 weeks from now") or { "relative": { "amount": 30, "unit": "Days", "direction": "Ago" } }`;
   if (typeof raw === 'string') {
-    const absolute = parseIsoInstant(raw);
+    const absolute = parseDateTime(raw);
     if (absolute) return absolute.toISOString();
     const relative = parseRelativeDate(raw);
     if (relative) return relativeValue(relative, fail);

@@ -1,5 +1,6 @@
+import { parseDateTime } from '../common/date-time';
 import {
-  isScopingRecord, scopingKindOf, parseIsoInstant, RelativeDate, resolveRelativeDate, ScopingCriterion, ScopingGroup, ScopingGroupType, ScopingOperator, ScopingValueKind,
+  isScopingRecord, scopingKindOf, RelativeDate, resolveRelativeDate, ScopingCriterion, ScopingGroup, ScopingGroupType, ScopingOperator, ScopingValueKind,
 } from './scoping-criteria';
 
 // Evaluation of validated scoping criteria (DOMAIN.md §2.2.2), used by the synchronisation engine per object.
@@ -50,7 +51,7 @@ function toNumber(v: unknown): number {
 
 function toTime(v: unknown): number {
   if (v instanceof Date) return v.getTime();
-  if (typeof v === 'string') return parseIsoInstant(v)?.getTime() ?? NaN;
+  if (typeof v === 'string') return parseDateTime(v)?.getTime() ?? NaN;
   return NaN;
 }
 
