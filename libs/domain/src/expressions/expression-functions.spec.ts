@@ -151,7 +151,9 @@ const CASES: Record<string, Case[]> = {
     ['IsNullOrWhitespace(0)', false],
   ],
   Split: [
-    ['Split("a;b;;c", ";")', ['a', 'b', '', 'c']],
+    ['Split("a;b;;c", ";")', ['a', 'b', 'c']],
+    ['Split(" a ; ;b ;", ";")', ['a', 'b']],
+    ['Split(" ; ", ";")', []],
     ['Split("a::b::c", "::")', ['a', 'b', 'c']],
     ['Split("abc", ";")', ['abc']],
     ['Split("", ";")', []],

@@ -420,10 +420,11 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
     category: 'Collections',
     parameters: [{ name: 'value', type: TEXT }, { name: 'delimiter', type: TEXT }],
     returns: 'list of text',
-    summary: 'Splits text at every occurrence of a non-empty `delimiter`; empty text gives an empty list. Empty pieces are kept.',
+    summary: 'Splits text at every occurrence of a non-empty `delimiter`; each piece is trimmed and empty pieces are dropped (the list feeds multi-valued attributes), so empty text gives an empty list.',
     nulls: 'null value or delimiter → null',
     examples: [
-      { expression: 'Split("a;b;;c", ";")', result: '["a", "b", "", "c"]' },
+      { expression: 'Split("a;b;;c", ";")', result: '["a", "b", "c"]' },
+      { expression: 'Split(" sales ; ; legal ", ";")', result: '["sales", "legal"]' },
       { expression: 'Split("", ";")', result: '[]' },
     ],
     evaluate: (args, site) => {
@@ -432,8 +433,13 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
       if (s === null || delimiter === null) return null;
       if (delimiter === '') return site.invalid(1, 'must not be empty');
       if (s === '') return [];
-      const parts = s.split(delimiter, EXPRESSION_LIMITS.maxListLength + 1);
-      if (parts.length > EXPRESSION_LIMITS.maxListLength) throw listTooLong(site.at, s.split(delimiter).length);
+      const parts: string[] = [];
+      for (const piece of s.split(delimiter)) {
+        const trimmed = piece.trim();
+        if (trimmed === '') continue;
+        if (parts.length === EXPRESSION_LIMITS.maxListLength) throw listTooLong(site.at, s.split(delimiter).filter((p) => p.trim() !== '').length);
+        parts.push(trimmed);
+      }
       return parts;
     },
     check: ([, delimiter], fail) => {
