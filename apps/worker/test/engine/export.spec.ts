@@ -116,13 +116,13 @@ describe('export (worker)', () => {
   /** What a synchronisation leaves for provisioning: joined metaverse objects, PendingProvisioning objects and Create exports. */
   async function provision(s: TestSystem, people: Person[]): Promise<Map<string, Provisioned>> {
     const out = new Map<string, Provisioned>();
-    for (const p of people) {
-      const mvo = randomUUID();
-      mvoByEmployee.set(p.id, mvo);
+    const rows = people.map((p) => {
       // Time-ordered export ids: the run reads exports in id order, as a synchronisation stages them.
-      out.set(p.id, { mvo, cso: randomUUID(), pe: uuidV7() });
-    }
-    const rows = people.map((p) => ({ ...out.get(p.id)!, name: p.name, changes: createChanges(s, p) }));
+      const ids = { mvo: randomUUID(), cso: randomUUID(), pe: uuidV7() };
+      mvoByEmployee.set(p.id, ids.mvo);
+      out.set(p.id, ids);
+      return { ...ids, name: p.name, changes: createChanges(s, p) };
+    });
     const input = `jsonb_to_recordset($1::jsonb) AS x(mvo uuid, cso uuid, pe uuid, name text, changes jsonb)`;
     await pg.query(`INSERT INTO metaverse_object (id, type_id, origin, display_name) SELECT mvo, $2, 'Projected', name FROM ${input}`, [JSON.stringify(rows), userTypeId]);
     await pg.query(
@@ -334,6 +334,69 @@ describe('export (worker)', () => {
     expect(row.attributes[s.attr.manager]).toEqual(['E10']);
     expect(row.resolved_references).toEqual({ [s.attr.manager]: [made.get('E10')!.cso] });
     expect(await pendingExports(s)).toEqual([]);
+  });
+
+  it('with a connector that does not confirm its writes, keeps what was written as Exported and the deferred reference as a new pending Update', async () => {
+    const s = await newSystem();
+    const made = await provision(s, [{ id: 'E10', name: 'Boss' }, { id: 'E11', name: 'Report', manager: 'E10' }]);
+    const open = fileConnector.openExport.bind(fileConnector);
+    jest.spyOn(fileConnector, 'openExport').mockImplementation(async (ctx) => {
+      const session = await open(ctx);
+      return {
+        write: async (batch) => (await session.write(batch)).map((r) => ({ ...r, confirmed: false })),
+        commit: () => session.commit(),
+        abort: () => session.abort(),
+      };
+    });
+
+    const a = await runExport(s);
+
+    expect(a.message).toBe(`Export to "${s.name}": 2 exported (2 created, 0 updated, 0 deleted), 0 failed, 1 deferred.`);
+    const report = made.get('E11')!;
+    const left = await all(`SELECT id, change_type, status, attribute_changes FROM pending_export WHERE connected_system_object_id = $1 ORDER BY status`, [report.cso]);
+    expect(left).toEqual([
+      { id: report.pe, change_type: 'Create', status: 'Exported',
+        attribute_changes: [{ a: s.attr.employeeId, op: 'Replace', v: ['E11'] }, { a: s.attr.displayName, op: 'Replace', v: ['Report'] }] },
+      { id: expect.any(String), change_type: 'Update', status: 'Pending',
+        attribute_changes: [{ a: s.attr.manager, op: 'Replace', v: [], mv: [made.get('E10')!.mvo] }] },
+    ]);
+    expect(await one(`SELECT status FROM pending_export WHERE id = $1`, [made.get('E10')!.pe])).toEqual({ status: 'Exported' });
+    expect(await cso(report.cso)).toMatchObject({ status: 'Normal', external_id: 'E11' });
+  });
+
+  it('fails, not the whole apply, a create whose external ID another object already has', async () => {
+    const s = await newSystem();
+    const made = await provision(s, [{ id: 'E1', name: 'Ada' }, { id: 'E1', name: 'Ada again' }]);
+    const [first, second] = await pendingExports(s);
+
+    const a = await runExport(s);
+
+    expect(a).toMatchObject({ status: ActivityStatus.CompleteWithWarning, total_exported: 1 });
+    expect(a.message).toBe(`Export to "${s.name}": 1 exported (1 created, 0 updated, 0 deleted), 1 failed, 0 deferred.`);
+    expect(readCsv(s).rows).toHaveLength(1);
+    expect(await cso(first.connected_system_object_id)).toMatchObject({ status: 'Normal', external_id: 'E1' });
+    expect(await cso(second.connected_system_object_id)).toMatchObject({ status: 'PendingProvisioning', external_id: null });
+    expect(await one(`SELECT status, error_count, last_error FROM pending_export WHERE id = $1`, [second.id])).toEqual({
+      status: 'Pending', error_count: 1, last_error: expect.stringMatching(/external ID "E1" already belongs to another object of type "person"/),
+    });
+    expect(made.size).toBe(1);
+  });
+
+  it('fails the run and leaves everything pending when the export cannot start', async () => {
+    const s = await newSystem();
+    await provision(s, [{ id: 'E1', name: 'Ada' }]);
+    writeFileSync(s.file, 'employeeId,displayName,mail,manager\nE9,"broken\n');
+
+    const a = await runExport(s);
+
+    expect(a.status).toBe(ActivityStatus.FailedWithError);
+    expect(a.error_message).toMatch(/Export to .* could not start: .*cannot be rewritten safely/);
+    expect((await pendingExports(s)).map((p) => [p.status, p.error_count])).toEqual([['Pending', 0]]);
+
+    await pg.query(`UPDATE connected_system SET settings = settings || '{"mode":"Import"}' WHERE id = $1`, [s.id]);
+    const refused = await runExport(s);
+    expect(refused.status).toBe(ActivityStatus.FailedWithError);
+    expect(refused.error_message).toMatch(/cannot export with its current settings/);
   });
 
   it('leaves every export pending when the connector fails to commit, and fails the run', async () => {

@@ -45,7 +45,7 @@ export class SyncPage {
   private readonly deleteCsos = new Set<string>();
   private readonly newCsos: NewConnectorObject[] = [];
   private readonly newPes: NewPendingExport[] = [];
-  private readonly updatedPes = new Map<string, unknown[]>();
+  private readonly updatedPes = new Map<string, { connectedSystemId: number; connectedSystemObjectId: string; attributeChanges: unknown[] }>();
   private readonly deletedPes = new Set<string>();
   private pending = new Map<string, PendingExportRow>();
   private readonly projectedKeys = new Map<string, string>();
@@ -514,7 +514,7 @@ export class SyncPage {
       }
       case 'Update':
         if (!target) return;
-        if (pending) this.updatedPes.set(pending.id, decision.changes);
+        if (pending) this.updatedPes.set(pending.id, { connectedSystemId: rule.systemId, connectedSystemObjectId: target.id, attributeChanges: decision.changes });
         else this.newPes.push({ id: uuidV7(), connectedSystemId: rule.systemId, connectedSystemObjectId: target.id, changeType: PendingExportChangeType.Update, attributeChanges: decision.changes });
         // A change merged into an export this run already staged is the same pending export, counted once.
         if (!pending || pending.created < this.ctx.startedAt) this.ctx.counters.totalPendingExports++;
@@ -626,7 +626,7 @@ export class SyncPage {
     await s.updateJoins([...this.joinUpdates.values()], synchronised);
     await s.insertProvisioned(this.newCsos);
     await s.insertPendingExports(this.newPes);
-    await s.updatePendingExports([...this.updatedPes].map(([id, attributeChanges]) => ({ id, attributeChanges })));
+    await s.updatePendingExports([...this.updatedPes].map(([id, change]) => ({ id, ...change })));
     await s.deleteConnectorObjects([...this.deleteCsos]);
     await s.deleteMetaverseObjects(deleted);
     // Lookup rows only for new objects and objects whose looked-up values changed.
@@ -639,6 +639,8 @@ export class SyncPage {
   /** Execution items for objects that changed or failed; attribute flow alone counts in totalAttributeFlows. */
   private record(state: CsoState): void {
     const { cso } = state;
+    // The reference pass completes objects this run already recorded: only its errors are new.
+    if (!this.allowDefer && !state.errors.length) return;
     const structural = [SyncOutcome.Projected, SyncOutcome.Joined, SyncOutcome.Disconnected].some((o) => state.outcomes.has(o));
     if (!structural && state.outcomes.has(SyncOutcome.AttributeFlow)) this.ctx.counters.totalAttributeFlows++;
     const type = this.cfg.schemas.get(this.systemId)?.typeById(cso.objectTypeId)?.name ?? null;

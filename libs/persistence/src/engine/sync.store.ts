@@ -1,4 +1,4 @@
-import { ConnectorSpaceObjectStatus, PendingExportStatus, StoredMetaverseAttributes } from '@meridian/domain';
+import { ConnectorSpaceObjectStatus, PendingExportChangeType, PendingExportStatus, StoredMetaverseAttributes } from '@meridian/domain';
 import type { BulkSession } from './bulk-session';
 
 /** A connector space object as synchronisation reads it. */
@@ -277,14 +277,27 @@ export class SyncStore {
       exports.map((e) => [e.id, e.connectedSystemId, e.connectedSystemObjectId, e.changeType, PendingExportStatus.Pending, e.attributeChanges]));
   }
 
-  /** Rewrites the changes of unexported pending exports (merging, never stacking). */
-  async updatePendingExports(exports: ReadonlyArray<{ id: string; attributeChanges: unknown[] }>): Promise<void> {
+  /**
+   * Rewrites the changes of unexported pending exports (merging, never stacking). An export that left
+   * `Pending` meanwhile (an export run of its system sent it) is not touched: the merged changes become a
+   * new pending `Update` of the object instead, so nothing staged is lost.
+   */
+  async updatePendingExports(exports: ReadonlyArray<{ id: string; connectedSystemId: number; connectedSystemObjectId: string; attributeChanges: unknown[] }>): Promise<void> {
     if (!exports.length) return;
-    await this.s.stage('meridian_pe_changes', 'id uuid, attribute_changes jsonb');
-    await this.s.copy('meridian_pe_changes', ['id', 'attribute_changes'], exports.map((e) => [e.id, e.attributeChanges]));
+    await this.s.stage('meridian_pe_changes', 'id uuid, connected_system_id int, cso_id uuid, attribute_changes jsonb');
+    await this.s.copy('meridian_pe_changes', ['id', 'connected_system_id', 'cso_id', 'attribute_changes'],
+      exports.map((e) => [e.id, e.connectedSystemId, e.connectedSystemObjectId, e.attributeChanges]));
     await this.s.count(
-      `UPDATE pending_export p SET attribute_changes = c.attribute_changes, last_updated = now()
-         FROM meridian_pe_changes c WHERE p.id = c.id AND p.status = '${PendingExportStatus.Pending}'`);
+      `WITH merged AS (
+         UPDATE pending_export p SET attribute_changes = c.attribute_changes, last_updated = now()
+           FROM meridian_pe_changes c WHERE p.id = c.id AND p.status = '${PendingExportStatus.Pending}'
+         RETURNING p.id)
+       INSERT INTO pending_export (id, connected_system_id, connected_system_object_id, change_type, status, attribute_changes)
+       SELECT gen_random_uuid(), c.connected_system_id, c.cso_id, '${PendingExportChangeType.Update}', '${PendingExportStatus.Pending}', c.attribute_changes
+         FROM meridian_pe_changes c
+        WHERE NOT EXISTS (SELECT 1 FROM merged m WHERE m.id = c.id)
+          AND EXISTS (SELECT 1 FROM connected_system_object o WHERE o.id = c.cso_id AND o.external_id IS NOT NULL)
+       ON CONFLICT (connected_system_object_id) WHERE status = '${PendingExportStatus.Pending}' DO NOTHING`);
   }
 
   async deletePendingExports(ids: readonly string[]): Promise<void> {

@@ -1,0 +1,277 @@
+import { ConnectorSpaceObjectStatus, PendingExportChangeType, PendingExportStatus } from '@meridian/domain';
+import type { StoredAttributeChange } from '../entities/engine.entity';
+import type { BulkSession } from './bulk-session';
+
+/** A due pending export with what its export needs of its object. */
+export interface ExportPageRow {
+  id: string;
+  csoId: string;
+  changeType: string;
+  attributeChanges: StoredAttributeChange[];
+  /** Digest of `attribute_changes` as read: the apply step recognises an export changed meanwhile by it. */
+  fingerprint: string;
+  errorCount: number;
+  objectTypeId: number;
+  externalId: string | null;
+  secondaryExternalId: string | null;
+  status: string;
+  displayName: string | null;
+  metaverseObjectId: string | null;
+  /** The object's current values of the attributes the export touches (only those). */
+  current: Record<string, unknown[]>;
+  /** The object's resolved references of the attributes the export touches: connector space object ids. */
+  currentReferences: Record<string, Array<string | null>>;
+}
+
+/** The object a metaverse object is joined to in one connected system. */
+export interface ExportReferenceTarget {
+  metaverseObjectId: string;
+  csoId: string;
+  objectTypeId: number;
+  status: string;
+  externalId: string | null;
+  secondaryExternalId: string | null;
+}
+
+/** The outcome of one export as the run stages it until the connector has committed. */
+export interface StagedExportResult {
+  pendingExportId: string;
+  csoId: string;
+  changeType: string;
+  fingerprint: string;
+  errorCount: number;
+  objectTypeId: number | null;
+  objectType: string | null;
+  displayName: string | null;
+  metaverseObjectId: string | null;
+  success: boolean;
+  confirmed: boolean;
+  externalId: string | null;
+  secondaryExternalId: string | null;
+  error: string | null;
+  /** The changes written (stored form; reference values as the identifiers sent, `mv` kept). */
+  sent: StoredAttributeChange[];
+  /** Changes held back (references whose targets have no identifier yet); null when none. */
+  deferred: StoredAttributeChange[] | null;
+  /** Values the object holds once the export succeeded: attributes set and removed. */
+  attributesSet: Record<string, unknown[]>;
+  attributesUnset: string[];
+  /** Resolved references (connector space object ids) set and removed with them. */
+  referencesSet: Record<string, Array<string | null>>;
+  referencesUnset: string[];
+}
+
+/** What applying the staged results did. */
+export interface ExportApplySummary {
+  created: number;
+  updated: number;
+  deleted: number;
+  failed: number;
+  /** Failures that reached the maximum number of attempts: the export is now `Failed`. */
+  gaveUp: number;
+  /** Failures still pending (retried later) and the first of their messages. */
+  retrying: number;
+  firstRetryError: string | null;
+  /** Exports written but changed by a synchronisation meanwhile: they stay pending with the new content. */
+  superseded: number;
+  /** Creates whose external ID already belongs to another object of the same type. */
+  conflicts: number;
+}
+
+/** A staged result that becomes an execution item (successes, and exports that gave up). */
+export interface ExportItemRow {
+  pendingExportId: string;
+  csoId: string;
+  changeType: string;
+  success: boolean;
+  externalId: string | null;
+  objectType: string | null;
+  displayName: string | null;
+  metaverseObjectId: string | null;
+  error: string | null;
+  attempts: number;
+}
+
+const RESULTS = 'meridian_export_results';
+const RESULT_COLUMNS = ['pe_id', 'cso_id', 'change_type', 'fingerprint', 'error_count', 'object_type_id', 'object_type', 'display_name', 'metaverse_object_id',
+  'success', 'confirmed', 'external_id', 'secondary_external_id', 'error', 'sent', 'deferred', 'attributes_set', 'attributes_unset', 'references_set', 'references_unset'];
+const RESULTS_DDL = `pe_id uuid PRIMARY KEY, cso_id uuid NOT NULL, change_type text NOT NULL, fingerprint text NOT NULL, error_count int NOT NULL,
+  object_type_id int, object_type text, display_name text, metaverse_object_id uuid,
+  success boolean NOT NULL, confirmed boolean NOT NULL, external_id text, secondary_external_id text, error text,
+  sent jsonb NOT NULL, deferred jsonb, attributes_set jsonb NOT NULL, attributes_unset jsonb NOT NULL, references_set jsonb NOT NULL, references_unset jsonb NOT NULL,
+  current boolean NOT NULL DEFAULT false`;
+
+const PENDING = `'${PendingExportStatus.Pending}'`;
+const CREATE = `'${PendingExportChangeType.Create}'`;
+const UPDATE = `'${PendingExportChangeType.Update}'`;
+const DELETE = `'${PendingExportChangeType.Delete}'`;
+const DUE = `p.connected_system_id = $1 AND p.status = ${PENDING} AND (p.next_attempt_at IS NULL OR p.next_attempt_at <= now())`;
+/** Keys of the attributes a pending export touches. */
+const TOUCHED = `SELECT DISTINCT e ->> 'a' AS k FROM jsonb_array_elements(p.attribute_changes) e`;
+/** Retry delay after the n-th failure: 30 s × 2^(n-1), at most an hour. */
+const RETRY_DELAY = `least(interval '30 seconds' * power(2, least(p.error_count, 20)), interval '1 hour')`;
+
+/**
+ * The SQL of an export run (docs/engine.md, "Export"): due pending exports in keyset pages, reference
+ * targets per page, and results staged in a session temporary table until the connector committed,
+ * then applied set-based in a constant number of statements.
+ */
+export class ExportStore {
+  constructor(private readonly s: BulkSession) {}
+
+  /** Pending exports of a system that are due now. */
+  async countDue(systemId: number): Promise<number> {
+    const row = await this.s.row<{ n: string }>(`SELECT count(*) AS n FROM pending_export p WHERE ${DUE}`, [systemId]);
+    return Number(row?.n ?? 0);
+  }
+
+  /** Creates (once per connection) and empties the results table of this run. */
+  async prepare(): Promise<void> {
+    await this.s.stage(RESULTS, RESULTS_DDL);
+  }
+
+  /** The next page of due pending exports after `after` (keyset on the pending export id), with their objects. */
+  async page(systemId: number, after: string | null, limit: number): Promise<ExportPageRow[]> {
+    return this.s.rows<ExportPageRow>(
+      `SELECT p.id, p.connected_system_object_id AS "csoId", p.change_type AS "changeType", p.attribute_changes AS "attributeChanges",
+              md5(p.attribute_changes::text) AS fingerprint, p.error_count AS "errorCount",
+              c.object_type_id AS "objectTypeId", c.external_id AS "externalId", c.secondary_external_id AS "secondaryExternalId",
+              c.status, c.display_name AS "displayName", c.metaverse_object_id AS "metaverseObjectId",
+              (SELECT coalesce(jsonb_object_agg(k, c.attributes -> k), '{}') FROM (${TOUCHED}) t WHERE c.attributes ? k) AS current,
+              (SELECT coalesce(jsonb_object_agg(k, c.resolved_references -> k), '{}') FROM (${TOUCHED}) t
+                WHERE coalesce(c.resolved_references ? k, false)) AS "currentReferences"
+         FROM pending_export p JOIN connected_system_object c ON c.id = p.connected_system_object_id
+        WHERE ${DUE} AND p.id > coalesce($2::uuid, '00000000-0000-0000-0000-000000000000'::uuid)
+        ORDER BY p.id LIMIT $3`, [systemId, after, limit]);
+  }
+
+  /** The objects the given metaverse objects are joined to in this system (one per metaverse object). */
+  async referenceTargets(systemId: number, metaverseObjectIds: readonly string[]): Promise<ExportReferenceTarget[]> {
+    if (!metaverseObjectIds.length) return [];
+    return this.s.rows<ExportReferenceTarget>(
+      `SELECT DISTINCT ON (c.metaverse_object_id) c.metaverse_object_id AS "metaverseObjectId", c.id AS "csoId", c.object_type_id AS "objectTypeId",
+              c.status, c.external_id AS "externalId", c.secondary_external_id AS "secondaryExternalId"
+         FROM connected_system_object c
+        WHERE c.metaverse_object_id = ANY($2::uuid[]) AND c.connected_system_id = $1
+        ORDER BY c.metaverse_object_id, (c.status = '${ConnectorSpaceObjectStatus.Normal}') DESC, c.id`, [systemId, metaverseObjectIds]);
+  }
+
+  /** Stages the results of one written batch (one COPY, whatever its size). */
+  async stage(results: readonly StagedExportResult[]): Promise<void> {
+    if (!results.length) return;
+    await this.s.copy(RESULTS, RESULT_COLUMNS, results.map((r) => [r.pendingExportId, r.csoId, r.changeType, r.fingerprint, r.errorCount, r.objectTypeId,
+      r.objectType, r.displayName, r.metaverseObjectId, r.success, r.confirmed, r.externalId, r.secondaryExternalId, r.error, r.sent, r.deferred,
+      r.attributesSet, r.attributesUnset, r.referencesSet, r.referencesUnset]));
+  }
+
+  /**
+   * Applies every staged result (call inside a transaction, after the connector committed). An export
+   * that a synchronisation changed since it was read keeps its new content and stays pending; its
+   * object still takes what was written. Statements: constant, whatever the number of results.
+   */
+  async apply(systemId: number, maxAttempts: number): Promise<ExportApplySummary> {
+    // Temporary tables are never analysed automatically; the joins below need real row counts.
+    await this.s.count(`ANALYZE ${RESULTS}`);
+    // Locks the exports that are still as read (in id order), so a synchronisation merging into one of
+    // them waits for this transaction, and one that got there first is recognised as changed.
+    await this.s.count(
+      `UPDATE ${RESULTS} r SET current = true
+         FROM (SELECT p.id FROM pending_export p JOIN ${RESULTS} x ON x.pe_id = p.id
+                WHERE p.status = ${PENDING} AND p.change_type = x.change_type AND md5(p.attribute_changes::text) = x.fingerprint
+                ORDER BY p.id FOR UPDATE OF p) l
+        WHERE l.id = r.pe_id`);
+    // The external ID of a created object is unique per type: a second claimant fails instead of the whole apply.
+    const conflicts = await this.s.count(
+      `UPDATE ${RESULTS} r SET success = false,
+              error = 'The external ID "' || r.external_id || '" already belongs to another object of type "' || coalesce(r.object_type, '?')
+                      || '" in the connector space; the row was written, but the object was not recorded. Resolve the duplicate.'
+        WHERE r.success AND r.change_type = ${CREATE} AND r.external_id IS NOT NULL
+          AND (EXISTS (SELECT 1 FROM connected_system_object o
+                        WHERE o.connected_system_id = $1 AND o.object_type_id = r.object_type_id AND o.external_id = r.external_id AND o.id <> r.cso_id)
+               OR EXISTS (SELECT 1 FROM ${RESULTS} x
+                           WHERE x.success AND x.change_type = ${CREATE} AND x.object_type_id = r.object_type_id AND x.external_id = r.external_id
+                             AND x.pe_id < r.pe_id))`, [systemId]);
+    // The object takes the written values at once; its content hash is cleared so the next import rewrites it.
+    await this.s.count(
+      `UPDATE connected_system_object c SET
+              external_id = CASE WHEN r.change_type = ${CREATE} THEN coalesce(r.external_id, c.external_id) ELSE c.external_id END,
+              secondary_external_id = coalesce(r.secondary_external_id, c.secondary_external_id),
+              status = CASE WHEN c.status = '${ConnectorSpaceObjectStatus.PendingProvisioning}' THEN '${ConnectorSpaceObjectStatus.Normal}' ELSE c.status END,
+              attributes = (c.attributes || r.attributes_set) - ARRAY(SELECT jsonb_array_elements_text(r.attributes_unset)),
+              resolved_references = CASE WHEN r.references_set = '{}'::jsonb AND r.references_unset = '[]'::jsonb THEN c.resolved_references
+                ELSE (coalesce(c.resolved_references, '{}'::jsonb) || r.references_set) - ARRAY(SELECT jsonb_array_elements_text(r.references_unset)) END,
+              content_hash = NULL, last_updated = now()
+         FROM ${RESULTS} r
+        WHERE c.id = r.cso_id AND r.success AND r.change_type <> ${DELETE}`);
+    // A deleted object leaves the connector space (its pending exports go with it).
+    await this.s.count(
+      `DELETE FROM connected_system_object c USING ${RESULTS} r
+        WHERE c.id = r.cso_id AND r.success AND r.change_type = ${DELETE}`);
+    // Confirmed by the connector and nothing held back: done.
+    await this.s.count(
+      `DELETE FROM pending_export p USING ${RESULTS} r
+        WHERE p.id = r.pe_id AND r.current AND r.success AND r.confirmed AND r.deferred IS NULL`);
+    // Confirmed with references held back: the export becomes an Update of just those.
+    // Not confirmed: it waits for the confirming import with what was written.
+    await this.s.count(
+      `UPDATE pending_export p SET
+              status = CASE WHEN r.confirmed THEN ${PENDING} ELSE '${PendingExportStatus.Exported}' END,
+              change_type = CASE WHEN r.confirmed THEN ${UPDATE} ELSE p.change_type END,
+              attribute_changes = CASE WHEN r.confirmed THEN r.deferred ELSE r.sent END,
+              error_count = 0, last_error = NULL, next_attempt_at = NULL, last_updated = now()
+         FROM ${RESULTS} r
+        WHERE p.id = r.pe_id AND r.current AND r.success AND r.change_type <> ${DELETE} AND (NOT r.confirmed OR r.deferred IS NOT NULL)`);
+    // …and then the references held back follow as a new pending Update.
+    await this.s.count(
+      `INSERT INTO pending_export (connected_system_id, connected_system_object_id, change_type, status, attribute_changes, last_updated)
+       SELECT $1, r.cso_id, ${UPDATE}, ${PENDING}, r.deferred, now()
+         FROM ${RESULTS} r
+        WHERE r.current AND r.success AND NOT r.confirmed AND r.deferred IS NOT NULL AND r.change_type <> ${DELETE}
+       ON CONFLICT (connected_system_object_id) WHERE status = ${PENDING} DO NOTHING`, [systemId]);
+    // A create that was written but merged into meanwhile: the object exists now, so the rest is an update.
+    await this.s.count(
+      `UPDATE pending_export p SET change_type = ${UPDATE}, last_updated = now()
+         FROM ${RESULTS} r
+        WHERE p.id = r.pe_id AND NOT r.current AND r.success AND r.change_type = ${CREATE}
+          AND p.status = ${PENDING} AND p.change_type = ${CREATE}`);
+    // Failures: retried later with a growing delay, until the maximum number of attempts.
+    await this.s.count(
+      `UPDATE pending_export p SET
+              error_count = p.error_count + 1, last_error = r.error, last_updated = now(),
+              status = CASE WHEN p.error_count + 1 >= $1 THEN '${PendingExportStatus.Failed}' ELSE ${PENDING} END,
+              next_attempt_at = CASE WHEN p.error_count + 1 >= $1 THEN NULL ELSE now() + ${RETRY_DELAY} END
+         FROM ${RESULTS} r
+        WHERE p.id = r.pe_id AND r.current AND NOT r.success`, [maxAttempts]);
+    const row = await this.s.row<Record<Exclude<keyof ExportApplySummary, 'conflicts'>, string | null>>(
+      `SELECT count(*) FILTER (WHERE success AND change_type = ${CREATE}) AS created,
+              count(*) FILTER (WHERE success AND change_type = ${UPDATE}) AS updated,
+              count(*) FILTER (WHERE success AND change_type = ${DELETE}) AS deleted,
+              count(*) FILTER (WHERE NOT success) AS failed,
+              count(*) FILTER (WHERE NOT success AND current AND error_count + 1 >= $1) AS "gaveUp",
+              count(*) FILTER (WHERE NOT success AND current AND error_count + 1 < $1) AS retrying,
+              (array_agg(error ORDER BY pe_id) FILTER (WHERE NOT success AND current AND error_count + 1 < $1))[1] AS "firstRetryError",
+              count(*) FILTER (WHERE NOT current AND change_type <> ${DELETE}) AS superseded
+         FROM ${RESULTS}`, [maxAttempts]);
+    return {
+      created: Number(row?.created ?? 0), updated: Number(row?.updated ?? 0), deleted: Number(row?.deleted ?? 0), failed: Number(row?.failed ?? 0),
+      gaveUp: Number(row?.gaveUp ?? 0), retrying: Number(row?.retrying ?? 0), firstRetryError: row?.firstRetryError ?? null,
+      superseded: Number(row?.superseded ?? 0), conflicts,
+    };
+  }
+
+  /** The next page of applied results that become execution items: successes, and exports that gave up. */
+  async itemPage(after: string | null, limit: number, maxAttempts: number): Promise<ExportItemRow[]> {
+    return this.s.rows<ExportItemRow>(
+      `SELECT pe_id AS "pendingExportId", cso_id AS "csoId", change_type AS "changeType", success, external_id AS "externalId",
+              object_type AS "objectType", display_name AS "displayName", metaverse_object_id AS "metaverseObjectId", error, error_count + 1 AS attempts
+         FROM ${RESULTS}
+        WHERE pe_id > coalesce($1::uuid, '00000000-0000-0000-0000-000000000000'::uuid)
+          AND (success OR (current AND error_count + 1 >= $3))
+        ORDER BY pe_id LIMIT $2`, [after, limit, maxAttempts]);
+  }
+
+  /** Empties the results table (it lives as long as the pooled connection). */
+  async clear(): Promise<void> {
+    await this.s.count(`TRUNCATE ${RESULTS}`);
+  }
+}
