@@ -185,12 +185,16 @@ export class ExportStore {
       `UPDATE ${RESULTS} r SET success = false,
               error = 'The external ID "' || r.external_id || '" already belongs to another object of type "' || coalesce(r.object_type, '?')
                       || '" in the connector space; the row was written, but the object was not recorded. Resolve the duplicate.'
-        WHERE r.success AND r.change_type = ${CREATE} AND r.external_id IS NOT NULL
-          AND (EXISTS (SELECT 1 FROM connected_system_object o
-                        WHERE o.connected_system_id = $1 AND o.object_type_id = r.object_type_id AND o.external_id = r.external_id AND o.id <> r.cso_id)
-               OR EXISTS (SELECT 1 FROM ${RESULTS} x
-                           WHERE x.success AND x.change_type = ${CREATE} AND x.object_type_id = r.object_type_id AND x.external_id = r.external_id
-                             AND x.pe_id < r.pe_id))`, [systemId]);
+         FROM (SELECT d.pe_id FROM (
+                 SELECT x.pe_id, row_number() OVER (PARTITION BY x.object_type_id, x.external_id ORDER BY x.pe_id) AS n
+                   FROM ${RESULTS} x WHERE x.success AND x.change_type = ${CREATE} AND x.external_id IS NOT NULL) d
+                WHERE d.n > 1
+               UNION
+               SELECT x.pe_id FROM ${RESULTS} x
+                 JOIN connected_system_object o ON o.connected_system_id = $1 AND o.object_type_id = x.object_type_id
+                                               AND o.external_id = x.external_id AND o.id <> x.cso_id
+                WHERE x.success AND x.change_type = ${CREATE} AND x.external_id IS NOT NULL) bad
+        WHERE r.pe_id = bad.pe_id`, [systemId]);
     // The object takes the written values at once; its content hash is cleared so the next import rewrites it.
     await this.s.count(
       `UPDATE connected_system_object c SET
