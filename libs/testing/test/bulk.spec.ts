@@ -1,5 +1,5 @@
 import {
-  ConnectorSpaceObjectInput, connectorSpaceLookupSql, copyEncoded, copyRows, CopyValue, encodeCopyLine, findConnectorSpaceObjectsByExternalIds, upsertConnectorSpaceObjects,
+  ConnectorSpaceChange, ConnectorSpaceObjectInput, connectorSpaceLookupSql, copyEncoded, copyRows, CopyValue, encodeCopyLine, findConnectorSpaceObjectsByExternalIds, upsertConnectorSpaceObjects,
 } from '@meridian/persistence';
 import { Client } from 'pg';
 import { createTestDatabase, TestDatabase } from '../src';
@@ -134,12 +134,13 @@ describe('bulk writes (libs/persistence/src/bulk) against PostgreSQL', () => {
 
         it('inserts new objects in batches, with time-ordered ids and a content hash', async () => {
           const input = range(0, 2500).map((i) => person_(i));
-          const r = await upsertConnectorSpaceObjects(client, input, { batchSize: 1000, returnChanges: true, merge });
-          expect({ ...r, changes: r.changes!.length }).toEqual({ received: 2500, inserted: 2500, updated: 0, unchanged: 0, duplicates: [], changes: 2500 });
+          const changes: ConnectorSpaceChange[] = [];
+          const r = await upsertConnectorSpaceObjects(client, input, { batchSize: 1000, onChanges: (c) => { changes.push(...c); }, merge });
+          expect({ ...r, changes: changes.length }).toEqual({ received: 2500, inserted: 2500, updated: 0, unchanged: 0, duplicates: [], changes: 2500 });
           const stored = await rows();
           expect(stored).toHaveLength(2500);
           const byExternalId = new Map(stored.map((s) => [s.external_id, s]));
-          for (const change of r.changes!) {
+          for (const change of changes) {
             expect(change).toMatchObject({ connectedSystemId: system, objectTypeId: person, inserted: true });
             expect(byExternalId.get(change.externalId)!.id).toBe(change.id);
             expect(change.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -174,9 +175,10 @@ describe('bulk writes (libs/persistence/src/bulk) against PostgreSQL', () => {
             }),
             ...range(5000, 5005).map((i) => person_(i)),
           ];
-          const r = await upsertConnectorSpaceObjects(client, input, { batchSize: 1000, returnChanges: true, merge });
+          const changes: ConnectorSpaceChange[] = [];
+          const r = await upsertConnectorSpaceObjects(client, input, { batchSize: 1000, onChanges: (c) => { changes.push(...c); }, merge });
           expect(r).toMatchObject({ received: 2505, inserted: 5, updated: 13, unchanged: 2487 });
-          expect(r.changes!.filter((c) => !c.inserted).map((c) => c.externalId).sort()).toEqual(range(0, 13).map((i) => `E${String(i).padStart(5, '0')}`));
+          expect(changes.filter((c) => !c.inserted).map((c) => c.externalId).sort()).toEqual(range(0, 13).map((i) => `E${String(i).padStart(5, '0')}`));
           const after = new Map((await rows()).map((s) => [s.external_id, s]));
           expect(after.size).toBe(2505);
           for (const [externalId, row] of after) {

@@ -50,6 +50,7 @@ export interface FileSystemOptions {
  */
 export class EngineFixture {
   private seq = 0;
+  private readonly scripted = new Map<string, Connector>();
 
   private constructor(
     readonly worker: INestApplicationContext,
@@ -237,13 +238,16 @@ export class EngineFixture {
   // --- scripted connector -----------------------------------------------------------------------------
 
   /**
-   * Registers a connector whose schema and pages the test scripts (type `Scripted`), for cases the File
+   * Registers a connector whose schema and pages the test scripts (ScriptedConnector), for cases the File
    * connector cannot produce: delta imports, raw values of any type, hooks between pages.
    */
   useScriptedConnector(connector: ScriptedConnector): void {
-    const registry = this.worker.get(ConnectorRegistry);
-    const find = registry.find.bind(registry);
-    jest.spyOn(registry, 'find').mockImplementation((type: string) => (type.toLowerCase() === connector.type.toLowerCase() ? connector : find(type)));
+    if (!this.scripted.size) {
+      const registry = this.worker.get(ConnectorRegistry);
+      const find = registry.find.bind(registry);
+      jest.spyOn(registry, 'find').mockImplementation((type: string) => this.scripted.get(type.toLowerCase()) ?? find(type));
+    }
+    this.scripted.set(connector.type.toLowerCase(), connector);
   }
 }
 
@@ -252,9 +256,8 @@ export interface ScriptedPage extends Partial<ImportPage> {
   before?: () => Promise<void> | void;
 }
 
-/** A connector for tests: a fixed schema, and pages produced by a script per import request. */
+/** A connector for tests: a fixed schema, and pages produced by a script per import request (register it with useScriptedConnector). */
 export class ScriptedConnector implements Connector {
-  readonly type = 'Scripted';
   readonly displayName = 'Scripted (tests)';
   readonly description = 'Pages produced by the test.';
   readonly settings = [];
@@ -264,7 +267,8 @@ export class ScriptedConnector implements Connector {
   /** Pages of the next import, and the watermark it reports. */
   script: (request: ImportRequest) => { pages: ScriptedPage[]; watermark?: string | null } = () => ({ pages: [] });
 
-  constructor(private readonly schema: DiscoveredSchema) {}
+  /** `type`: the connector type name systems use (one per scripted connector of a test file). */
+  constructor(readonly type: string, private readonly schema: DiscoveredSchema) {}
 
   async testConnection(): Promise<{ success: boolean; message: string }> {
     return { success: true, message: 'Scripted.' };

@@ -1,6 +1,7 @@
-import { RunContext } from '@meridian/application';
+import { RunContext, SettingsService } from '@meridian/application';
 import { ActivityStatus, ExecutionErrorType, ObjectChangeType, RunType, SettingKeys } from '@meridian/domain';
-import { HR_CSV_COLUMNS, hrCsvText, HrRecord, hrRecord } from '@meridian/testing';
+import { ImportedObject } from '@meridian/connectors';
+import { HR_CSV_COLUMNS, HrRecord, hrRecord } from '@meridian/testing';
 import { EngineFixture, ScriptedConnector, SystemSetup } from './engine-fixture';
 
 /** Import runs against a real database, through the run-profile executor (DOMAIN.md §2.1, §2.5). */
@@ -113,6 +114,409 @@ describe('import (worker)', () => {
       expect(a.warning_message).toMatch(/returned no objects, so nothing was marked obsolete/);
       const statuses = await f.query(`SELECT status, count(*)::int AS n FROM connected_system_object WHERE connected_system_id = $1 GROUP BY status`, [hrs.systemId]);
       expect(statuses).toEqual([{ status: 'Normal', n: 25 }]);
+    });
+  });
+
+  describe('rejected objects', () => {
+    it('rejects both occurrences of a duplicate external ID, within a page and across pages, and undoes the earlier write', async () => {
+      const s = await hrSystem('dup/people.csv', 12, { handling: 'Ignore' });
+      const edited = (i: number, title: string) => line({ ...hrRecord(i), title });
+      const rows = Array.from({ length: 12 }, (_, k) => line(hrRecord(k + 1)));
+      // Page 1 (10 lines): rows 1-4, row 3 again, rows 5-9. Page 2: rows 10-12, row 2 again.
+      f.writeFile('dup/people.csv', [HR_CSV_COLUMNS.join(','), ...rows.slice(0, 4), edited(3, 'Twin'), ...rows.slice(4), edited(2, 'Twin')].join('\n'));
+      const a = await f.run(s.systemId, s.full);
+      expect(a).toMatchObject({ status: ActivityStatus.CompleteWithError, total_added: 10, total_updated: 0, total_errors: 4, objects_processed: 14 });
+      const items = await f.items(a.id);
+      expect(byType(items)).toEqual({ [ObjectChangeType.Add]: 10, [ExecutionErrorType.DuplicateObject]: 4 });
+      const duplicates = items.filter((i) => i.error_type === ExecutionErrorType.DuplicateObject);
+      expect(duplicates.map((i) => i.external_id_value).sort()).toEqual(['EMP000002', 'EMP000002', 'EMP000003', 'EMP000003']);
+      expect(duplicates[0].error_message).toMatch(/occurs more than once in this import/);
+      const objects = await f.objects(s.systemId);
+      expect(objects.size).toBe(10);
+      expect(objects.has('EMP000002') || objects.has('EMP000003')).toBe(false);
+
+      // An object that exists: its update on page 1 is undone when its twin shows up on page 2 (twice), and it is not obsoleted.
+      await f.pg.query(`UPDATE connected_system_object SET sync_pending = false WHERE connected_system_id = $1`, [s.systemId]);
+      const before = (await f.objects(s.systemId)).get('EMP000005')!;
+      f.writeFile('dup/people.csv', [HR_CSV_COLUMNS.join(','), ...rows.slice(0, 4), edited(5, 'Changed'), ...rows.slice(5), edited(5, 'Twin'), edited(5, 'Triplet')].join('\n'));
+      const again = await f.run(s.systemId, s.full);
+      expect(again).toMatchObject({ status: ActivityStatus.CompleteWithError, total_added: 2, total_updated: 0, total_deleted: 0, total_errors: 3 });
+      const againItems = await f.items(again.id);
+      expect(byType(againItems)).toEqual({ [ObjectChangeType.Add]: 2, [ExecutionErrorType.DuplicateObject]: 3 });
+      expect(againItems.filter((i) => i.external_id_value === 'EMP000005').every((i) => i.error_type === ExecutionErrorType.DuplicateObject)).toBe(true);
+      const after = (await f.objects(s.systemId)).get('EMP000005')!;
+      expect(after).toEqual(before);
+    });
+
+    it('rejects an object without an external ID value', async () => {
+      const s = await hrSystem('missing/people.csv', 6);
+      f.writeFile('missing/people.csv', hr(6, (r, i) => (i === 4 ? { ...r, employeeId: '' } : r)));
+      const a = await f.run(s.systemId, s.full);
+      expect(a).toMatchObject({ status: ActivityStatus.CompleteWithError, total_added: 5, total_errors: 1 });
+      const errors = (await f.items(a.id)).filter((i) => i.error_type);
+      expect(errors).toMatchObject([{ error_type: ExecutionErrorType.MissingExternalIdAttributeValue, connected_system_object_type: 'person', display_name: hrRecord(4).displayName }]);
+      expect(errors[0].error_message).toMatch(/external ID attribute "employeeId" has no value.*line 5/);
+    });
+
+    it('rejects objects of a type that is not selected (File connector with an object type column)', async () => {
+      f.writeFile('kinds/all.csv', 'kind,id,name\nperson,P1,Ann\nprinter,X1,Laser\nperson,P2,Bob\n');
+      const s = await f.fileSystem({ filePath: 'kinds/all.csv', settings: { objectTypeColumn: 'kind' }, objectTypes: ['person'] });
+      const full = await f.runProfile(s.systemId, RunType.FullImport);
+      const a = await f.run(s.systemId, full);
+      expect(a).toMatchObject({ status: ActivityStatus.CompleteWithError, total_added: 2, total_errors: 1, objects_processed: 3 });
+      const errors = (await f.items(a.id)).filter((i) => i.error_type);
+      expect(errors).toMatchObject([{ error_type: ExecutionErrorType.CouldNotMatchObjectType }]);
+      expect(errors[0].error_message).toMatch(/"printer" is not among the selected object types.*line 3/);
+    });
+
+    it('keeps an object whose value does not parse, without that value (File connector)', async () => {
+      const s = await hrSystem('bad/people.csv', 5);
+      f.writeFile('bad/people.csv', hr(5, (r, i) => (i === 2 ? { ...r, employeeEndDate: 'soon' } : r)));
+      const a = await f.run(s.systemId, s.full);
+      expect(a).toMatchObject({ status: ActivityStatus.CompleteWithError, total_added: 5, total_errors: 1 });
+      expect((await f.items(a.id)).filter((i) => i.error_type)).toMatchObject([{ error_type: ExecutionErrorType.ImportAttributeValueError, external_id_value: 'EMP000002' }]);
+      expect((await f.objects(s.systemId)).get('EMP000002')!.attributes[s.attributes.employeeEndDate]).toBeUndefined();
+    });
+  });
+
+  describe('values from any connector', () => {
+    const connector = new ScriptedConnector('ScriptedValues', {
+      objectTypes: [{
+        name: 'user',
+        attributes: [
+          { name: 'id', type: 'String', plurality: 'Single', writability: 'ReadWrite', suggestedExternalId: true },
+          { name: 'displayName', type: 'String', plurality: 'Single', writability: 'ReadWrite' },
+          { name: 'age', type: 'Integer', plurality: 'Single', writability: 'ReadWrite' },
+          { name: 'score', type: 'Decimal', plurality: 'Single', writability: 'ReadWrite' },
+          { name: 'admin', type: 'Boolean', plurality: 'Single', writability: 'ReadWrite' },
+          { name: 'joined', type: 'DateTime', plurality: 'Single', writability: 'ReadWrite' },
+          { name: 'guid', type: 'Guid', plurality: 'Single', writability: 'ReadWrite' },
+          { name: 'photo', type: 'Binary', plurality: 'Single', writability: 'ReadWrite' },
+          { name: 'tags', type: 'String', plurality: 'Multi', writability: 'ReadWrite' },
+          { name: 'boss', type: 'Reference', plurality: 'Single', writability: 'ReadWrite' },
+          { name: 'secret', type: 'String', plurality: 'Single', writability: 'ReadWrite' },
+        ],
+      }],
+    });
+
+    it('stores each value in the form of its type, reports the ones that do not parse, and keeps the object', async () => {
+      f.useScriptedConnector(connector);
+      const s = await f.connectedSystem({ connectorType: connector.type, attributes: ['displayName', 'age', 'score', 'admin', 'joined', 'guid', 'photo', 'tags', 'boss'] });
+      const full = await f.runProfile(s.systemId, RunType.FullImport);
+      connector.script = () => ({
+        pages: [{
+          objects: <ImportedObject[]>[
+            { objectType: 'USER', change: 'Upsert', source: 'u1', attributes: {
+              ID: 'u1', displayName: 'Ann', age: '42', score: '3.5', admin: 'yes', joined: '2024-03-01T10:00:00+02:00', guid: '{0F8FAD5B-D9CB-469F-A165-70867728950E}',
+              photo: 'AAEC', tags: ['b', 'a'], boss: 'u2', secret: 'not selected' } },
+            { objectType: 'user', change: 'Upsert', source: 'u2', attributes: { id: 'u2', displayName: ['Bob', 'Robert'], age: 'abc', joined: '2024-02-30', admin: true } },
+            { objectType: 'printer', change: 'Upsert', source: 'p1', attributes: { id: 'p1' } },
+            { objectType: 'user', change: 'Upsert', source: 'u3', attributes: { displayName: 'Nobody' } },
+          ],
+          errors: [{ source: 'row 9', message: 'Broken row.', errorType: 'MalformedRow', externalId: 'u9' }],
+        }],
+      });
+      const a = await f.run(s.systemId, full);
+      expect(a).toMatchObject({ status: ActivityStatus.CompleteWithError, total_added: 2, total_errors: 4, objects_processed: 5 });
+      const items = await f.items(a.id);
+      expect(byType(items)).toEqual({ [ObjectChangeType.Add]: 1, [ExecutionErrorType.ImportAttributeValueError]: 1, [ExecutionErrorType.CouldNotMatchObjectType]: 1,
+        [ExecutionErrorType.MissingExternalIdAttributeValue]: 1, MalformedRow: 1 });
+      const bad = items.find((i) => i.error_type === ExecutionErrorType.ImportAttributeValueError)!;
+      // The object is added; the item carries both the change and the value errors.
+      expect(bad).toMatchObject({ external_id_value: 'u2', object_change_type: ObjectChangeType.Add, outcome_summary: 'Added:1' });
+      expect(bad.error_message).toMatch(/"displayName" is single-valued but 2 values were given/);
+      expect(bad.error_message).toMatch(/Value "abc" of attribute "age" is not a valid Integer/);
+      expect(bad.error_message).toMatch(/Value "2024-02-30" of attribute "joined" is not a valid DateTime/);
+      expect(items.find((i) => i.error_type === 'MalformedRow')).toMatchObject({ external_id_value: 'u9', error_message: 'Broken row. (row 9)' });
+
+      const objects = await f.objects(s.systemId);
+      const id = (name: string) => String(s.attributes[name]);
+      expect(objects.get('u1')!.attributes).toEqual({
+        [id('id')]: ['u1'], [id('displayName')]: ['Ann'], [id('age')]: [42], [id('score')]: [3.5], [id('admin')]: [true], [id('joined')]: ['2024-03-01T08:00:00.000Z'],
+        [id('guid')]: ['0f8fad5b-d9cb-469f-a165-70867728950e'], [id('photo')]: ['AAEC'], [id('tags')]: ['b', 'a'], [id('boss')]: ['u2'],
+      });
+      expect(objects.get('u1')!.display_name).toBe('Ann');
+      expect(objects.get('u2')!.attributes).toEqual({ [id('id')]: ['u2'], [id('admin')]: [true] });
+      expect(objects.get('u1')!.resolved_references).toEqual({ [id('boss')]: [objects.get('u2')!.id] });
+    });
+  });
+
+  describe('references', () => {
+    it('resolves references after the import and handles unresolved ones per the system setting', async () => {
+      const unresolved = (r: HrRecord, i: number) => (i === 7 ? { ...r, manager: 'EMP999999' } : r);
+      const outcomes: Record<string, unknown> = {};
+      for (const handling of ['Warn', 'Error', 'Ignore'] as const) {
+        // The schema is discovered on a clean file (manager becomes a Reference); the import reads the one with the dangling manager.
+        const s = await hrSystem(`refs-${handling}/people.csv`, 12, { handling });
+        f.writeFile(`refs-${handling}/people.csv`, hr(12, unresolved));
+        const a = await f.run(s.systemId, s.full);
+        const items = (await f.items(a.id)).filter((i) => i.object_change_type !== ObjectChangeType.Add);
+        outcomes[handling] = { status: a.status, errors: a.total_errors, warned: !!a.warning_message, items: items.map((i) => [i.external_id_value, i.error_type, i.outcome_summary]) };
+        const seven = (await f.objects(s.systemId)).get('EMP000007')!;
+        expect(seven.resolved_references).toEqual({ [s.attributes.manager]: [null] });
+        if (handling === 'Warn') {
+          expect(a.warning_message).toMatch(/1 object\(s\) .* have reference values that match no object/);
+          expect(items[0].error_message).toMatch(/manager = "EMP999999" match no object of this system/);
+          // The missing manager arrives: the unchanged object's reference resolves, and it is flagged for synchronisation.
+          await f.pg.query(`UPDATE connected_system_object SET sync_pending = false WHERE connected_system_id = $1`, [s.systemId]);
+          f.writeFile(`refs-${handling}/people.csv`, hr(12, unresolved, [line({ ...hrRecord(999999), employeeId: 'EMP999999', manager: '' })]));
+          const fixed = await f.run(s.systemId, s.full);
+          expect(fixed).toMatchObject({ status: ActivityStatus.Complete, total_added: 1, total_updated: 0 });
+          const objects = await f.objects(s.systemId);
+          expect(objects.get('EMP000007')).toMatchObject({ sync_pending: true, resolved_references: { [s.attributes.manager]: [objects.get('EMP999999')!.id] } });
+
+          // A manager who leaves: the references to him are resolved again (to nothing) and flagged.
+          await f.pg.query(`UPDATE connected_system_object SET sync_pending = false WHERE connected_system_id = $1`, [s.systemId]);
+          f.writeFile(`refs-${handling}/people.csv`, hr(12, (r, i) => (i === 2 ? null : unresolved(r, i)), [line({ ...hrRecord(999999), employeeId: 'EMP999999', manager: '' })]));
+          const left = await f.run(s.systemId, s.full);
+          expect(left).toMatchObject({ status: ActivityStatus.CompleteWithWarning, total_deleted: 1 });
+          const now = await f.objects(s.systemId);
+          for (const report of ['EMP000010', 'EMP000011', 'EMP000012']) {
+            expect(now.get(report)).toMatchObject({ sync_pending: true, resolved_references: { [s.attributes.manager]: [null] } });
+          }
+          expect(now.get('EMP000003')).toMatchObject({ sync_pending: false });
+        }
+      }
+      expect(outcomes).toEqual({
+        Warn: { status: ActivityStatus.CompleteWithWarning, errors: 0, warned: true, items: [['EMP000007', null, 'UnresolvedReference:1']] },
+        Error: { status: ActivityStatus.CompleteWithError, errors: 1, warned: false, items: [['EMP000007', ExecutionErrorType.UnresolvedReference, null]] },
+        Ignore: { status: ActivityStatus.Complete, errors: 0, warned: false, items: [] },
+      });
+    });
+
+    it('resolves by secondary external ID, case-insensitively', async () => {
+      f.writeFile('dn/people.csv', 'id,mail,boss\nA1,ann@example.org,\nA2,bob@example.org,ANN@Example.ORG\nA3,cy@example.org,nobody@example.org\n');
+      const s = await f.fileSystem({ filePath: 'dn/people.csv', unresolvedReferenceHandling: 'Ignore' });
+      await f.updateAttribute(s.systemId, s.types.person, s.attributes.mail, { isSecondaryExternalId: true });
+      await f.pg.query(`UPDATE connected_system_attribute SET type = 'Reference' WHERE id = $1`, [s.attributes.boss]);
+      const full = await f.runProfile(s.systemId, RunType.FullImport);
+      const a = await f.run(s.systemId, full);
+      expect(a).toMatchObject({ status: ActivityStatus.Complete, total_added: 3 });
+      const objects = await f.objects(s.systemId);
+      expect(objects.get('A2')).toMatchObject({ secondary_external_id: 'bob@example.org', resolved_references: { [s.attributes.boss]: [objects.get('A1')!.id] } });
+      expect(objects.get('A3')!.resolved_references).toEqual({ [s.attributes.boss]: [null] });
+    });
+  });
+
+  describe('delta import', () => {
+    const connector = new ScriptedConnector('ScriptedDelta', {
+      objectTypes: [{ name: 'user', attributes: [
+        { name: 'id', type: 'String', plurality: 'Single', writability: 'ReadWrite', suggestedExternalId: true },
+        { name: 'name', type: 'String', plurality: 'Single', writability: 'ReadWrite' },
+      ] }],
+    });
+    const user = (id: string, name: string, change: 'Upsert' | 'Delete' = 'Upsert') => ({ objectType: 'user', change, attributes: { id, name } });
+    const watermark = async (systemId: number) => (await f.query(`SELECT delta_watermark FROM connected_system WHERE id = $1`, [systemId]))[0].delta_watermark;
+
+    it('runs as a full import without a watermark, then imports changes only, and saves the watermark only when it completes', async () => {
+      f.useScriptedConnector(connector);
+      const s = await f.connectedSystem({ connectorType: connector.type });
+      const delta = await f.runProfile(s.systemId, RunType.DeltaImport);
+
+      connector.script = () => ({ pages: [{ objects: [user('u1', 'Ann'), user('u2', 'Bob'), user('u3', 'Cy')] }], watermark: 'w1' });
+      const first = await f.run(s.systemId, delta);
+      expect(connector.requests.at(-1)).toMatchObject({ mode: 'Full', watermark: null });
+      expect(first).toMatchObject({ status: ActivityStatus.CompleteWithWarning, total_added: 3 });
+      expect(first.warning_message).toMatch(/no delta watermark yet .* ran as a full import/);
+      expect(first.message).toMatch(/^Delta import \(run as a full import\) of/);
+      expect(await watermark(s.systemId)).toBe('w1');
+
+      // Only the changes: u1 deleted, u2 renamed; u3 is not mentioned and stays as it is.
+      connector.script = () => ({ pages: [{ objects: [user('u1', 'Ann', 'Delete'), user('u2', 'Robert')] }], watermark: 'w2' });
+      const second = await f.run(s.systemId, delta);
+      expect(connector.requests.at(-1)).toMatchObject({ mode: 'Delta', watermark: 'w1' });
+      expect(second).toMatchObject({ status: ActivityStatus.Complete, total_added: 0, total_updated: 1, total_deleted: 1, total_errors: 0 });
+      expect(byType(await f.items(second.id))).toEqual({ [ObjectChangeType.Delete]: 1, [ObjectChangeType.Update]: 1 });
+      const objects = await f.objects(s.systemId);
+      expect([...objects.values()].map((o) => [o.external_id, o.status])).toEqual([['u1', 'Obsolete'], ['u2', 'Normal'], ['u3', 'Normal']]);
+      expect(await watermark(s.systemId)).toBe('w2');
+
+      // A delta import that fails half-way keeps the old watermark (what it committed stays, and is idempotent).
+      connector.script = () => ({ pages: [{ objects: [user('u4', 'Dee')] }, { before: () => { throw new Error('directory went away'); } }], watermark: 'w3' });
+      const failed = await f.run(s.systemId, delta);
+      expect(failed).toMatchObject({ status: ActivityStatus.FailedWithError, total_added: 1 });
+      expect(failed.error_message).toMatch(/connector failed while importing .*directory went away/);
+      expect(await watermark(s.systemId)).toBe('w2');
+    });
+
+    it('runs as a full import, with a warning, when the connector cannot import changes only', async () => {
+      const s = await hrSystem('delta/people.csv', 8);
+      const delta = await f.runProfile(s.systemId, RunType.DeltaImport, { pageSize: 5, direct: true });
+      const a = await f.run(s.systemId, delta);
+      expect(a).toMatchObject({ status: ActivityStatus.CompleteWithWarning, total_added: 8 });
+      expect(a.warning_message).toMatch(/cannot import changes only, so this delta import ran as a full import/);
+      // Ran as a full import: deletion detection included.
+      f.writeFile('delta/people.csv', hr(7));
+      expect(await f.run(s.systemId, delta)).toMatchObject({ total_deleted: 1 });
+    });
+  });
+
+  describe('confirming import', () => {
+    it('removes confirmed exports, keeps the unconfirmed changes for another export, and fails them after the maximum attempts', async () => {
+      expect(Number(await f.worker.get(SettingsService).effective(SettingKeys.ExportMaxRetries))).toBe(5);
+      const s = await hrSystem('confirm/people.csv', 12);
+      await f.run(s.systemId, s.full);
+      const objects = await f.objects(s.systemId);
+      const id = (n: number) => objects.get(hrRecord(n).employeeId)!.id;
+      const title = s.attributes.title;
+      const noPronouns = [6, 7, 8, 9, 10, 11, 12].find((i) => hrRecord(i).pronouns === '')!;
+      expect(noPronouns).toBeDefined();
+      const pe = async (n: number, changes: unknown[], extra: { attempts?: number; status?: string } = {}) => (await f.query(
+        `INSERT INTO pending_export (connected_system_id, connected_system_object_id, change_type, status, attribute_changes, confirmation_attempts)
+         VALUES ($1, $2, 'Update', $3, $4, $5) RETURNING id`, [s.systemId, id(n), extra.status ?? 'Exported', JSON.stringify(changes), extra.attempts ?? 0]))[0].id;
+      const confirmed = await pe(1, [{ a: title, op: 'Replace', v: [`  ${hrRecord(1).title} `] }, { a: s.attributes.email, op: 'Remove', v: ['someone@else.example'] },
+        { a: s.attributes.firstName, op: 'Add', v: [hrRecord(1).firstName] }]);
+      const partly = await pe(2, [{ a: title, op: 'Replace', v: ['Not yet'] }, { a: s.attributes.firstName, op: 'Replace', v: [hrRecord(2).firstName] }]);
+      const failing = await pe(3, [{ a: title, op: 'Replace', v: ['Never'] }], { attempts: 4 });
+      const removal = await pe(4, [{ a: title, op: 'Remove', v: [hrRecord(4).title] }]);
+      const open = await pe(5, [{ a: title, op: 'Replace', v: ['Newer'] }], { status: 'Pending' });
+      const merged = await pe(5, [{ a: title, op: 'Replace', v: ['Older'] }, { a: s.attributes.lastName, op: 'Replace', v: ['Other'] }]);
+      const cleared = await pe(noPronouns, [{ a: s.attributes.pronouns, op: 'RemoveAll', v: [] }]);
+
+      const a = await f.run(s.systemId, s.full);
+      expect(a).toMatchObject({ status: ActivityStatus.CompleteWithError, total_added: 0, total_updated: 0, total_errors: 1 });
+      expect(a.message).toMatch(/ 2 export\(s\) confirmed\.$/);
+      const rows = new Map((await f.query(`SELECT * FROM pending_export WHERE connected_system_id = $1`, [s.systemId])).map((r) => [r.id, r]));
+      expect(rows.has(confirmed)).toBe(false);
+      expect(rows.has(cleared)).toBe(false);
+      expect(rows.get(partly)).toMatchObject({ status: 'Pending', confirmation_attempts: 1, attribute_changes: [{ a: title, op: 'Replace', v: ['Not yet'] }] });
+      expect(rows.get(failing)).toMatchObject({ status: 'Failed', confirmation_attempts: 5, attribute_changes: [{ a: title, op: 'Replace', v: ['Never'] }] });
+      expect(rows.get(removal)).toMatchObject({ status: 'Pending', confirmation_attempts: 1 });
+      // The object already had an unexported change: the unconfirmed one merges into it (the newer value of the same attribute wins).
+      expect(rows.has(merged)).toBe(false);
+      expect(rows.get(open)).toMatchObject({ status: 'Pending', attribute_changes: [{ a: title, op: 'Replace', v: ['Newer'] }, { a: s.attributes.lastName, op: 'Replace', v: ['Other'] }] });
+
+      const items = await f.items(a.id);
+      expect(items.filter((i) => i.outcome_summary === 'ExportConfirmed:1').map((i) => i.external_id_value).sort())
+        .toEqual(['EMP000001', hrRecord(noPronouns).employeeId].sort());
+      expect(items.filter((i) => i.error_type)).toMatchObject([{ error_type: ExecutionErrorType.ExportNotConfirmed, external_id_value: 'EMP000003' }]);
+      expect(items.find((i) => i.external_id_value === 'EMP000002')!.error_message).toMatch(/does not show the exported value\(s\) of "title".*attempt 1 of 5/);
+    });
+
+    it('compares multi-valued attributes as sets, and references by the object they resolve to', async () => {
+      const connector = new ScriptedConnector('ScriptedConfirm', {
+        objectTypes: [{ name: 'group', attributes: [
+          { name: 'id', type: 'String', plurality: 'Single', writability: 'ReadWrite', suggestedExternalId: true },
+          { name: 'mail', type: 'String', plurality: 'Multi', writability: 'ReadWrite' },
+          { name: 'member', type: 'Reference', plurality: 'Multi', writability: 'ReadWrite' },
+        ] }],
+      });
+      f.useScriptedConnector(connector);
+      const s = await f.connectedSystem({ connectorType: connector.type });
+      const full = await f.runProfile(s.systemId, RunType.FullImport);
+      connector.script = () => ({ pages: [{ objects: <ImportedObject[]>[
+        { objectType: 'group', change: 'Upsert', attributes: { id: 'g1', mail: ['a@x', 'b@x'], member: ['g2', 'G3'] } },
+        { objectType: 'group', change: 'Upsert', attributes: { id: 'g2' } },
+        { objectType: 'group', change: 'Upsert', attributes: { id: 'G3' } },
+      ] }] });
+      await f.run(s.systemId, full);
+      const objects = await f.objects(s.systemId);
+      const [pe] = await f.query(
+        `INSERT INTO pending_export (connected_system_id, connected_system_object_id, change_type, status, attribute_changes) VALUES ($1, $2, 'Update', 'Exported', $3) RETURNING id`,
+        [s.systemId, objects.get('g1')!.id, JSON.stringify([
+          { a: s.attributes.mail, op: 'Replace', v: ['b@x', 'a@x '] },
+          { a: s.attributes.member, op: 'Replace', v: [objects.get('G3')!.id, 'G2'] },
+        ])]);
+      const a = await f.run(s.systemId, full);
+      expect(a).toMatchObject({ status: ActivityStatus.Complete });
+      expect(await f.query(`SELECT id FROM pending_export WHERE id = $1`, [pe.id])).toEqual([]);
+    });
+  });
+
+  describe('cancellation and restart', () => {
+    const connector = new ScriptedConnector('ScriptedCancel', {
+      objectTypes: [{ name: 'user', attributes: [{ name: 'id', type: 'String', plurality: 'Single', writability: 'ReadWrite', suggestedExternalId: true }] }],
+    });
+    const users = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => ({ objectType: 'user', change: 'Upsert' as const, attributes: { id: `u${from + k}` } }));
+
+    it('stops at a page boundary, keeps what it committed, ends Cancelled, and the next run completes exactly', async () => {
+      f.useScriptedConnector(connector);
+      const s = await f.connectedSystem({ connectorType: connector.type });
+      const full = await f.runProfile(s.systemId, RunType.FullImport, { pageSize: 5 });
+      const activityId = await f.queueRun(s.systemId, full);
+      connector.script = () => ({
+        pages: [
+          { objects: users(1, 5) },
+          { objects: users(6, 10), before: async () => { await f.pg.query(`UPDATE activity SET cancel_requested = true WHERE id = $1`, [activityId]); } },
+          { objects: users(11, 15) },
+        ],
+        watermark: 'never-saved',
+      });
+      const a = await f.execute(activityId);
+      expect(a).toMatchObject({ status: ActivityStatus.Cancelled, total_added: 10, objects_processed: 10 });
+      expect(await f.items(a.id)).toHaveLength(10);
+      expect((await f.objects(s.systemId)).size).toBe(10);
+      expect((await f.query(`SELECT delta_watermark FROM connected_system WHERE id = $1`, [s.systemId]))[0].delta_watermark).toBeNull();
+
+      connector.script = () => ({ pages: [{ objects: users(1, 5) }, { objects: users(6, 10) }, { objects: users(11, 15) }] });
+      const next = await f.run(s.systemId, full);
+      expect(next).toMatchObject({ status: ActivityStatus.Complete, total_added: 5, total_updated: 0, total_deleted: 0, objects_processed: 15 });
+      expect((await f.objects(s.systemId)).size).toBe(15);
+      // The cancelled activity stays Cancelled.
+      expect((await f.activity(activityId)).status).toBe(ActivityStatus.Cancelled);
+
+      // Cancelled before it started: nothing runs.
+      const early = await f.queueRun(s.systemId, full);
+      await f.pg.query(`UPDATE activity SET cancel_requested = true WHERE id = $1`, [early]);
+      const before = connector.requests.length;
+      expect(await f.execute(early)).toMatchObject({ status: ActivityStatus.Cancelled });
+      expect(connector.requests.length).toBe(before);
+    });
+  });
+
+  describe('cost per page', () => {
+    const connector = new ScriptedConnector('ScriptedCost', {
+      objectTypes: [{ name: 'user', attributes: [
+        { name: 'id', type: 'String', plurality: 'Single', writability: 'ReadWrite', suggestedExternalId: true },
+        { name: 'name', type: 'String', plurality: 'Single', writability: 'ReadWrite' },
+        { name: 'boss', type: 'Reference', plurality: 'Single', writability: 'ReadWrite' },
+      ] }],
+    });
+
+    /** Statements each page costs (between two page boundaries), for pages 2.. of a run. */
+    async function statementsPerPage(systemId: number, profileId: number): Promise<number[]> {
+      const marks: Array<{ at: 'enter' | 'leave'; statements: number }> = [];
+      const pageDone = RunContext.prototype.pageDone;
+      const spy = jest.spyOn(RunContext.prototype, 'pageDone').mockImplementation(async function (this: RunContext, objects: number, force?: boolean) {
+        marks.push({ at: 'enter', statements: this.session.statements });
+        try {
+          return await pageDone.call(this, objects, force);
+        } finally {
+          marks.push({ at: 'leave', statements: this.session.statements });
+        }
+      });
+      try {
+        const a = await f.run(systemId, profileId);
+        expect(a.status).toBe(ActivityStatus.Complete);
+      } finally {
+        spy.mockRestore();
+      }
+      const costs: number[] = [];
+      // Only the reading pages (the first three boundaries); later boundaries belong to the following phases.
+      for (let k = 1; k < 3; k++) costs.push(marks[2 * k].statements - marks[2 * k - 1].statements);
+      return costs;
+    }
+
+    it('costs the same number of statements for a page of 10 objects as for a page of 1000', async () => {
+      f.useScriptedConnector(connector);
+      const costs: Record<string, number[]> = {};
+      for (const size of [10, 1000]) {
+        const s = await f.connectedSystem({ connectorType: connector.type });
+        const full = await f.runProfile(s.systemId, RunType.FullImport, { pageSize: size });
+        const page = (p: number, name: string) => ({
+          objects: Array.from({ length: size }, (_, k) => ({ objectType: 'user', change: 'Upsert' as const, attributes: { id: `u${p}-${k}`, name, boss: `u0-${k}` } })),
+        });
+        connector.script = () => ({ pages: [page(0, 'a'), page(1, 'a'), page(2, 'a')] });
+        costs[`new ${size}`] = await statementsPerPage(s.systemId, full);
+        connector.script = () => ({ pages: [page(0, 'b'), page(1, 'b'), page(2, 'b')] });
+        costs[`changed ${size}`] = await statementsPerPage(s.systemId, full);
+        costs[`unchanged ${size}`] = await statementsPerPage(s.systemId, full);
+      }
+      expect(costs['new 1000']).toEqual(costs['new 10']);
+      expect(costs['changed 1000']).toEqual(costs['changed 10']);
+      expect(costs['unchanged 1000']).toEqual(costs['unchanged 10']);
+      // A handful of statements, not one per object.
+      expect(Math.max(...Object.values(costs).flat())).toBeLessThan(12);
     });
   });
 });

@@ -22,9 +22,26 @@ export interface UpsertConnectorSpaceOptions {
    * connected system's synchronisation lock (see upsertConnectorSpaceObjects).
    */
   merge?: boolean;
-  /** Also return the id and external id of every inserted or updated object (for change tracking). */
-  returnChanges?: boolean;
+  /**
+   * Called once per written batch with the objects it inserted or updated (ids for items and change
+   * tracking). Memory stays bounded by the batch, whatever the number of objects written.
+   */
+  onChanges?: (changes: ConnectorSpaceChange[]) => void | Promise<void>;
+  /**
+   * A temporary table with the columns of CONNECTOR_SPACE_PREVIOUS_STATE_DDL that receives, for every
+   * object a batch updates, the state it had before (the first write per object in the table wins), in
+   * the same statement as the update. Lets the caller undo a write later (the import runner undoes the
+   * writes of an external id that turns out to be a duplicate). Not available with `merge`.
+   */
+  previousStateTable?: string;
 }
+
+/** Columns of a previous-state table (UpsertConnectorSpaceOptions.previousStateTable). */
+export const CONNECTOR_SPACE_PREVIOUS_STATE_DDL = 'id uuid PRIMARY KEY, secondary_external_id text, display_name text, attributes jsonb, '
+  + 'content_hash bytea, status varchar(30), sync_pending boolean, resolved_references jsonb, last_updated timestamptz';
+
+/** Columns of a previous-state table, in a form usable in SQL column lists. */
+export const CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS = 'id, secondary_external_id, display_name, attributes, content_hash, status, sync_pending, resolved_references, last_updated';
 
 export interface ConnectorSpaceChange {
   id: string;
@@ -46,7 +63,6 @@ export interface UpsertConnectorSpaceResult {
    * is written (DOMAIN.md §2.1, no random winner). Repeats across batches are the runner's to detect.
    */
   duplicates: Array<{ connectedSystemId: number; objectTypeId: number; externalId: string }>;
-  changes?: ConnectorSpaceChange[];
 }
 
 export interface ConnectorSpaceObjectRecord {
@@ -113,13 +129,36 @@ const ID = 0;
 const CHANGES = 'meridian_cso_changes';
 const STAGE = 'meridian_cso_stage';
 
-/** Rewrites the changed objects of a batch (staged in CHANGES) by id; an import also confirms the object exists. */
+/** What a write of changed values sets besides the values (shared by every form of the update). */
+const WRITE_FLAGS = "status = 'Normal', sync_pending = true, resolved_references = NULL, last_updated = now()";
+
+/**
+ * Rewrites the changed objects of a batch (staged in CHANGES) by id; an import also confirms the object
+ * exists. Every write flags the object for the next delta synchronisation (`sync_pending`) and drops its
+ * resolved references, which were resolved from the old values: the import resolves them again (an
+ * object left with NULL by an interrupted import is resolved by the next one).
+ */
 const APPLY_CHANGES = `
   UPDATE connected_system_object c
      SET secondary_external_id = s.secondary_external_id, display_name = s.display_name, attributes = s.attributes,
-         content_hash = s.content_hash, status = 'Normal', last_updated = now()
+         content_hash = s.content_hash, ${WRITE_FLAGS}
     FROM ${CHANGES} s
    WHERE c.id = s.id`;
+
+/**
+ * APPLY_CHANGES that also keeps the state each object had before (option previousStateTable). The
+ * second reference to the table (p) reads the rows as they were when the statement started.
+ */
+const applyChangesKeepingPrevious = (table: string) => `
+  WITH applied AS (
+    UPDATE connected_system_object c
+       SET secondary_external_id = s.secondary_external_id, display_name = s.display_name, attributes = s.attributes,
+           content_hash = s.content_hash, ${WRITE_FLAGS}
+      FROM ${CHANGES} s JOIN connected_system_object p ON p.id = s.id
+     WHERE c.id = s.id
+    RETURNING ${CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS.split(', ').map((c) => `p.${c}`).join(', ')})
+  INSERT INTO ${table} (${CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS}) SELECT ${CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS} FROM applied
+  ON CONFLICT (id) DO NOTHING`;
 
 /**
  * The merge form (option `merge`): every row of the batch staged, then one INSERT … ON CONFLICT …
@@ -132,7 +171,7 @@ const MERGE = `
     FROM ${STAGE}
   ON CONFLICT (connected_system_id, object_type_id, external_id) WHERE external_id IS NOT NULL
   DO UPDATE SET secondary_external_id = EXCLUDED.secondary_external_id, display_name = EXCLUDED.display_name,
-                attributes = EXCLUDED.attributes, content_hash = EXCLUDED.content_hash, status = 'Normal', last_updated = now()
+                attributes = EXCLUDED.attributes, content_hash = EXCLUDED.content_hash, ${WRITE_FLAGS}
     WHERE c.content_hash IS DISTINCT FROM EXCLUDED.content_hash OR c.status <> 'Normal'
   RETURNING id, connected_system_id, object_type_id, external_id, (xmax = 0) AS inserted`;
 
@@ -161,8 +200,8 @@ export async function upsertConnectorSpaceObjects(
 ): Promise<UpsertConnectorSpaceResult> {
   const batchSize = options.batchSize ?? 1000;
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new TypeError('batchSize must be a positive integer.');
+  if (options.merge && options.previousStateTable) throw new TypeError('previousStateTable is not available with merge.');
   const result: UpsertConnectorSpaceResult = { received: 0, inserted: 0, updated: 0, unchanged: 0, duplicates: [] };
-  if (options.returnChanges) result.changes = [];
   const stages = new Set<string>();
   const stage = async (name: string, ddl: string) => {
     if (!stages.has(name)) {
@@ -171,27 +210,33 @@ export async function upsertConnectorSpaceObjects(
     }
     await client.query(`TRUNCATE ${name}`);
   };
-  const changed = (o: ConnectorSpaceObjectInput, id: string, inserted: boolean) => {
+  const changed = (changes: ConnectorSpaceChange[] | null, o: ConnectorSpaceObjectInput, id: string, inserted: boolean) => {
     if (inserted) result.inserted++;
     else result.updated++;
-    result.changes?.push({ id, connectedSystemId: o.connectedSystemId, objectTypeId: o.objectTypeId, externalId: o.externalId, inserted });
+    changes?.push({ id, connectedSystemId: o.connectedSystemId, objectTypeId: o.objectTypeId, externalId: o.externalId, inserted });
+  };
+  const report = async (changes: ConnectorSpaceChange[] | null) => {
+    if (changes && options.onChanges) await options.onChanges(changes);
   };
 
   const flushMerge = async (batch: ConnectorSpaceObjectInput[]) => {
+    const changes = options.onChanges ? [] as ConnectorSpaceChange[] : null;
     await stage(STAGE, STAGE_DDL);
     await copyRows(client, STAGE, CONNECTOR_SPACE_COPY_COLUMNS, batch.map((o) => connectorSpaceCopyRow(o)));
     const { rows } = await client.query(MERGE);
     const applied = new Map<string, { id: string; inserted: boolean }>(rows.map((r) => [`${r.connected_system_id}:${r.object_type_id}:${r.external_id}`, r]));
     for (const o of batch) {
       const hit = applied.get(`${o.connectedSystemId}:${o.objectTypeId}:${o.externalId}`);
-      if (hit) changed(o, hit.id, hit.inserted);
+      if (hit) changed(changes, o, hit.id, hit.inserted);
       else result.unchanged++;
     }
+    await report(changes);
   };
 
   const flush = async (batch: ConnectorSpaceObjectInput[]) => {
     if (!batch.length) return;
     if (options.merge) return flushMerge(batch);
+    const changes = options.onChanges ? [] as ConnectorSpaceChange[] : null;
     // 1. What exists already, per (system, object type) present in the batch (normally one).
     const existing = new Map<string, { id: string; hash: Buffer | null; status: string }>();
     const groups = new Map<string, { system: number; type: number; ids: string[] }>();
@@ -218,7 +263,7 @@ export async function upsertConnectorSpaceObjects(
       const content = connectorSpaceContent(o);
       if (found.status !== 'Normal' || !found.hash || !found.hash.equals(content.hash)) {
         updates.push([found.id, o.secondaryExternalId ?? null, o.displayName ?? null, new PreEncoded(escapeCopyText(content.json)), content.hash]);
-        changed(o, found.id, false);
+        changed(changes, o, found.id, false);
       } else {
         result.unchanged++;
       }
@@ -227,7 +272,7 @@ export async function upsertConnectorSpaceObjects(
       await copyRows(client, 'connected_system_object', CONNECTOR_SPACE_COPY_COLUMNS, (function* () {
         for (const o of inserts) {
           const row = connectorSpaceCopyRow(o);
-          changed(o, row[ID] as string, true);
+          changed(changes, o, row[ID] as string, true);
           yield row;
         }
       })());
@@ -235,8 +280,9 @@ export async function upsertConnectorSpaceObjects(
     if (updates.length) {
       await stage(CHANGES, 'id uuid, secondary_external_id text, display_name text, attributes jsonb, content_hash bytea');
       await copyRows(client, CHANGES, ['id', 'secondary_external_id', 'display_name', 'attributes', 'content_hash'], updates);
-      await client.query(APPLY_CHANGES);
+      await client.query(options.previousStateTable ? applyChangesKeepingPrevious(options.previousStateTable) : APPLY_CHANGES);
     }
+    await report(changes);
   };
 
   // One batch is written while the next one is read from the source: the loop yields to the event

@@ -1,0 +1,238 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DomainError, ObjectChangeType, RunType, SettingKeys, SyncOutcome } from '@meridian/domain';
+import { ConnectorCapabilities, ConnectorContext, ConnectorRegistry, ImportPage, ImportSession } from '@meridian/connectors';
+import { ConnectedSystemEntity, ImportOutcome, ImportSeenRecord, ImportStore } from '@meridian/persistence';
+import { Logger, LOGGER } from '@meridian/platform';
+import { DataSource } from 'typeorm';
+import { describeError } from '../connected-systems/connected-system-schema.service';
+import { capabilitiesOf } from '../connected-systems/connected-systems.service';
+import { ConnectorContextFactory } from '../connected-systems/connector-context.factory';
+import { SettingsService } from '../settings/settings.service';
+import { EngineRunner } from './engine-runner';
+import { confirmExports } from './import-confirmation';
+import { AcceptedObject, duplicateProblem, ImportKey, importKey, ImportPagePreparer, ImportProblem, PreparedPage } from './import-page';
+import { resolveImportReferences } from './import-references';
+import { RunCancelledError, RunContext } from './run-context';
+import { SystemSchema } from './system-schema';
+
+type ImportMode = 'Full' | 'Delta';
+
+/** What one page wrote, for its items and counters (built inside the page's transaction). */
+interface PageWrites {
+  /** Keys an earlier page had met: every occurrence is a duplicate. */
+  repeated: Set<string>;
+  /** Earlier occurrences rejected now, with what had been written for them (now undone). */
+  undone: ImportSeenRecord[];
+  /** Items of undone writes that carried an error type (removed with them). */
+  undoneErrors: number;
+  written: Array<{ object: AcceptedObject; csoId: string | null; outcome: ImportOutcome | null }>;
+}
+
+const CHANGE_TYPES = {
+  [SyncOutcome.Added]: ObjectChangeType.Add,
+  [SyncOutcome.Updated]: ObjectChangeType.Update,
+  [SyncOutcome.Deleted]: ObjectChangeType.Delete,
+} as const;
+
+const COUNTERS = { [SyncOutcome.Added]: 'totalAdded', [SyncOutcome.Updated]: 'totalUpdated', [SyncOutcome.Deleted]: 'totalDeleted' } as const;
+
+/**
+ * Full and delta import (DOMAIN.md §2.1; docs/engine.md "Import"): pages from the connector become
+ * connector-space writes, a constant number of statements per page, each page committed before the
+ * next; then (full import) deletion detection, reference resolution, the confirming import of exported
+ * changes, and the delta watermark once everything completed.
+ */
+@Injectable()
+export class ImportRunner implements EngineRunner {
+  readonly runTypes = [RunType.FullImport, RunType.DeltaImport] as const;
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly registry: ConnectorRegistry,
+    private readonly contexts: ConnectorContextFactory,
+    private readonly settings: SettingsService,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async run(ctx: RunContext, system: ConnectedSystemEntity): Promise<string> {
+    const connector = this.registry.find(system.connectorType);
+    if (!connector) throw DomainError.badRequest(`The ${system.connectorType} connector is not available in this version of Meridian, so "${system.name}" cannot be imported.`);
+    const schema = await SystemSchema.load(this.ds.manager, system);
+    if (!schema.objectTypes.length) {
+      throw DomainError.badRequest(`"${system.name}" has no selected object type: import its schema and select the object types and attributes to synchronise first.`);
+    }
+    const capabilities = capabilitiesOf(connector, system.settings);
+    const mode = this.mode(ctx, system, capabilities);
+    if (mode === 'Full' && !capabilities.fullImport) {
+      throw DomainError.badRequest(`The ${connector.type} connector cannot import with the settings of "${system.name}"${system.settings.mode ? ` (mode ${String(system.settings.mode)})` : ''}.`);
+    }
+    const connectorContext = await this.contexts.build(system, { filePathOverride: ctx.info.filePath });
+    connectorContext.schema = schema.toSelectedSchema();
+    this.logger.log({ level: 'debug', message: `Run ${ctx.activityId}: ${mode.toLowerCase()} import of "${system.name}" in pages of ${ctx.info.pageSize}.`, activityId: ctx.activityId });
+
+    const store = new ImportStore(ctx.session, system.id);
+    await store.begin();
+    const session = await this.fromConnector(system, connectorContext, async () => connector.import(connectorContext, {
+      mode, watermark: mode === 'Delta' ? system.deltaWatermark : null, pageSize: ctx.info.pageSize,
+    }));
+    const identified = await ctx.phase('read', () => this.importPages(ctx, store, schema, session, connectorContext));
+    if (mode === 'Full') await ctx.phase('obsolete', () => this.obsoleteUnseen(ctx, store, schema, identified));
+    await ctx.phase('references', () => resolveImportReferences(ctx, store, schema, system.unresolvedReferenceHandling));
+    const maxRetries = Number(await this.settings.effective(SettingKeys.ExportMaxRetries));
+    const confirmed = await ctx.phase('confirm', () => confirmExports(ctx, store, schema, maxRetries));
+    // Only a completed import moves the watermark: a failed or cancelled one leaves it for the next run.
+    await store.saveWatermark(session.watermark());
+    await store.end();
+
+    const c = ctx.counters;
+    const what = ctx.info.runType === RunType.DeltaImport ? (mode === 'Delta' ? 'Delta import' : 'Delta import (run as a full import)') : 'Full import';
+    return `${what} of "${system.name}": ${ctx.processed} objects read, ${c.totalAdded} added, ${c.totalUpdated} updated, ${c.totalDeleted} deleted, `
+      + `${c.totalErrors} errors.${confirmed ? ` ${confirmed} export(s) confirmed.` : ''}`;
+  }
+
+  /** Delta only with a connector that can and a saved watermark (DOMAIN.md §2.1 rule 7); otherwise full, with a warning. */
+  private mode(ctx: RunContext, system: ConnectedSystemEntity, capabilities: ConnectorCapabilities): ImportMode {
+    if (ctx.info.runType !== RunType.DeltaImport) return 'Full';
+    if (!capabilities.deltaImport) {
+      ctx.warn(`The ${system.connectorType} connector of "${system.name}" cannot import changes only, so this delta import ran as a full import.`);
+      return 'Full';
+    }
+    if (!system.deltaWatermark) {
+      ctx.warn(`"${system.name}" has no delta watermark yet (no import has completed since delta import became possible), so this delta import ran as a full `
+        + 'import; the next delta import starts from the watermark it saved.');
+      return 'Full';
+    }
+    return 'Delta';
+  }
+
+  /** Reads and writes every page; returns the number of objects with a selected type and an external ID. */
+  private async importPages(ctx: RunContext, store: ImportStore, schema: SystemSchema, session: ImportSession, connectorContext: ConnectorContext): Promise<number> {
+    const preparer = new ImportPagePreparer(schema);
+    const pages = session.pages()[Symbol.asyncIterator]();
+    let identified = 0;
+    let finished = false;
+    try {
+      for (;;) {
+        const next: IteratorResult<ImportPage> = await this.fromConnector(schema.system, connectorContext, () => pages.next());
+        if (next.done) break;
+        const prepared = preparer.prepare(next.value);
+        identified += prepared.identified;
+        await this.writePage(ctx, store, schema, prepared);
+        const read = next.value.objects.length + next.value.errors.length;
+        ctx.say(`Importing "${schema.system.name}": ${ctx.processed + read} object(s) read.`);
+        await ctx.pageDone(read);
+      }
+      finished = true;
+    } finally {
+      // Stopped early (cancelled or failed): let the connector release what it holds (files, connections).
+      if (!finished) await pages.return?.(undefined).catch(() => undefined);
+    }
+    return identified;
+  }
+
+  /**
+   * One page in one transaction: keys met on an earlier page are duplicates (their earlier write is
+   * undone, see ImportStore.rejectDuplicates), the rest is written, and the page's keys are remembered.
+   * Items and counters follow once the page is committed.
+   */
+  private async writePage(ctx: RunContext, store: ImportStore, schema: SystemSchema, prepared: PreparedPage): Promise<void> {
+    const keyOf = (o: { objectTypeId: number; externalId: string }) => importKey(o.objectTypeId, o.externalId);
+    const accepted = prepared.accepted.map((o) => ({ object: o, key: { objectTypeId: o.type.id, externalId: o.externalId } satisfies ImportKey }));
+    const writes = await ctx.session.transaction(async (): Promise<PageWrites> => {
+      const earlier = await store.seen([...accepted.map((a) => a.key), ...prepared.duplicateKeys]);
+      const repeated = new Set(earlier.map(keyOf));
+      const undone = earlier.filter((r) => !r.duplicate);
+      let undoneErrors = 0;
+      if (undone.length) {
+        await store.rejectDuplicates(undone);
+        const ids = undone.filter((r) => r.csoId && r.outcome).map((r) => r.csoId!);
+        if (ids.length) {
+          await ctx.flushItems();
+          undoneErrors = await store.removeChangeItems(ctx.activityId, ids, Object.values(CHANGE_TYPES));
+        }
+      }
+      const writing = accepted.filter((a) => !repeated.has(keyOf(a.key)));
+      const changes = await store.writeObjects(writing.filter((a) => a.object.change === 'Upsert').map((a) => a.object.input));
+      const obsoleted = await store.obsoleteByExternalId(writing.filter((a) => a.object.change === 'Delete').map((a) => a.key));
+      const changed = new Map<string, { csoId: string; outcome: ImportOutcome }>(
+        changes.map((c) => [keyOf(c), { csoId: c.id, outcome: c.inserted ? SyncOutcome.Added : SyncOutcome.Updated }]));
+      for (const o of obsoleted) changed.set(keyOf(o), { csoId: o.id, outcome: SyncOutcome.Deleted });
+      const written = writing.map((a) => ({ object: a.object, csoId: changed.get(keyOf(a.key))?.csoId ?? null, outcome: changed.get(keyOf(a.key))?.outcome ?? null }));
+      await store.remember([
+        ...written.map((w) => ({ objectTypeId: w.object.type.id, externalId: w.object.externalId, csoId: w.csoId, outcome: w.outcome, duplicate: false })),
+        ...prepared.duplicateKeys.filter((k) => !repeated.has(keyOf(k))).map((k) => ({ ...k, csoId: null, outcome: null, duplicate: true })),
+      ]);
+      return { repeated, undone, undoneErrors, written };
+    });
+
+    for (const p of prepared.problems) this.problem(ctx, p);
+    ctx.counters.totalErrors -= writes.undoneErrors;
+    for (const r of writes.undone) {
+      if (r.outcome) ctx.counters[COUNTERS[r.outcome]]--;
+      this.problem(ctx, duplicateProblem({ externalId: r.externalId, displayName: null, source: null, type: schema.typeById(r.objectTypeId) ?? { name: '' } }));
+    }
+    for (const { object, key } of accepted) {
+      if (writes.repeated.has(keyOf(key))) this.problem(ctx, duplicateProblem(object));
+    }
+    for (const w of writes.written) {
+      if (w.outcome) ctx.counters[COUNTERS[w.outcome]]++;
+      const errors = w.object.valueErrors;
+      if (!w.outcome && !errors.length) continue;
+      ctx.item({
+        externalIdValue: w.object.externalId, displayName: w.object.displayName, objectType: w.object.type.name, connectedSystemObjectId: w.csoId,
+        objectChangeType: w.outcome ? CHANGE_TYPES[w.outcome] : ObjectChangeType.NoChange,
+        outcomes: w.outcome ? { [w.outcome]: 1 } : undefined,
+        errorType: errors[0]?.errorType ?? null, errorMessage: errors.length ? errors.map((e) => e.message).join(' ') : null,
+      });
+    }
+  }
+
+  /**
+   * Full import: objects of the imported types that the source no longer has become `Obsolete`, a
+   * batch of the page size at a time. Safety rule: an import that returned no object obsoletes nothing.
+   */
+  private async obsoleteUnseen(ctx: RunContext, store: ImportStore, schema: SystemSchema, identified: number): Promise<void> {
+    if (identified === 0) {
+      ctx.warn(`The full import of "${schema.system.name}" returned no objects, so nothing was marked obsolete: an empty or unreadable source must not `
+        + 'empty the connector space. If the source really is empty now, delete the objects from the connector space explicitly.');
+      return;
+    }
+    const typeIds = schema.objectTypes.filter((t) => t.externalId).map((t) => t.id);
+    ctx.say(`Marking the objects no longer in "${schema.system.name}" as obsolete.`);
+    let after: string | null = null;
+    for (;;) {
+      const { obsoleted, last } = await store.obsoleteUnseen(typeIds, after, ctx.info.pageSize);
+      for (const o of obsoleted) {
+        ctx.counters.totalDeleted++;
+        ctx.item({
+          externalIdValue: o.externalId, displayName: o.displayName, objectType: schema.typeById(o.objectTypeId)?.name ?? null, connectedSystemObjectId: o.id,
+          objectChangeType: ObjectChangeType.Delete, outcomes: { [SyncOutcome.Deleted]: 1 },
+        });
+      }
+      if (last === null) break;
+      after = last;
+      await ctx.pageDone(0);
+      if (obsoleted.length < ctx.info.pageSize) break;
+    }
+  }
+
+  private problem(ctx: RunContext, p: ImportProblem): void {
+    ctx.item({
+      externalIdValue: p.externalId, displayName: p.displayName, objectType: p.objectType, objectChangeType: ObjectChangeType.NoChange,
+      errorType: p.errorType, errorMessage: p.message,
+    });
+  }
+
+  /** A call into the connector: its failure ends the run with the connector's message, secrets removed. */
+  private async fromConnector<T>(system: ConnectedSystemEntity, connectorContext: ConnectorContext, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (e) {
+      if (e instanceof RunCancelledError) throw e;
+      const message = this.contexts.redact(describeError(e), connectorContext, system);
+      if (e instanceof DomainError) throw new DomainError(e.code, message, e.details);
+      throw new Error(`The ${system.connectorType} connector failed while importing "${system.name}": ${message}`);
+    }
+  }
+}

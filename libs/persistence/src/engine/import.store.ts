@@ -1,0 +1,368 @@
+import type { ClientBase } from 'pg';
+import { ConnectorSpaceObjectStatus, PendingExportStatus, SyncOutcome } from '@meridian/domain';
+import {
+  CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS, CONNECTOR_SPACE_PREVIOUS_STATE_DDL, ConnectorSpaceChange, ConnectorSpaceObjectInput, upsertConnectorSpaceObjects,
+} from '../bulk/connector-space';
+import type { StoredAttributeChange } from '../entities/engine.entity';
+import type { BulkSession } from './bulk-session';
+
+/** External IDs met by the run: one row per (object type, external ID), with what the run wrote for it. */
+const SEEN = 'meridian_import_seen';
+/** The state of every object the run updated or obsoleted, as it was before (to undo the write of a duplicate). */
+const PREVIOUS = 'meridian_import_previous';
+/** Objects the run obsoleted: references to them are resolved again. */
+const GONE = 'meridian_import_gone';
+/** Objects whose references the run resolves. */
+const RESOLVE = 'meridian_import_resolve';
+
+const PREVIOUS_COLUMNS = CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS;
+const NO_ID = '00000000-0000-0000-0000-000000000000';
+
+/** What the run wrote for an external ID (a SyncOutcome), or null when it wrote nothing. */
+export type ImportOutcome = SyncOutcome.Added | SyncOutcome.Updated | SyncOutcome.Deleted;
+
+export interface ImportSeenKey {
+  objectTypeId: number;
+  externalId: string;
+}
+
+export interface ImportSeenRecord extends ImportSeenKey {
+  csoId: string | null;
+  outcome: ImportOutcome | null;
+  duplicate: boolean;
+}
+
+export interface ImportObsoleted {
+  id: string;
+  objectTypeId: number;
+  externalId: string;
+  displayName: string | null;
+}
+
+export interface ReferenceResolutionBatch {
+  /** Keyset cursor: the last candidate of the batch, null when there were none left. */
+  last: string | null;
+  /** Objects whose resolved references changed. */
+  changed: number;
+  unresolved: UnresolvedReferences[];
+}
+
+export interface UnresolvedReferences {
+  id: string;
+  externalId: string | null;
+  displayName: string | null;
+  objectTypeId: number;
+  /** Number of values that resolved to no object (or to several). */
+  count: number;
+  /** The first few, as attribute id and raw value. */
+  examples: Array<{ attributeId: number; value: string }>;
+  ambiguous: boolean;
+}
+
+/** An `Exported` pending export with the values its object holds now (only the attributes it touched). */
+export interface ExportedPendingExport {
+  id: string;
+  csoId: string;
+  changeType: string;
+  changes: StoredAttributeChange[];
+  confirmationAttempts: number;
+  externalId: string | null;
+  displayName: string | null;
+  objectTypeId: number;
+  csoStatus: string;
+  values: Record<string, unknown[]>;
+  resolvedReferences: Record<string, Array<string | null>>;
+  /** The object's unexported (`Pending`) export, if any: unconfirmed changes merge into it. */
+  openId: string | null;
+  openChanges: StoredAttributeChange[] | null;
+}
+
+export interface PendingExportConfirmationUpdate {
+  id: string;
+  /** Null keeps the status. */
+  status: PendingExportStatus | null;
+  changes: StoredAttributeChange[];
+  /** Null keeps the count. */
+  confirmationAttempts: number | null;
+  lastError: string | null;
+}
+
+/**
+ * The SQL of an import run (DOMAIN.md §2.1, docs/engine.md "Import"), on the run's session. Every
+ * method is a constant number of statements whatever the number of objects it handles; what the run
+ * must remember across pages (external IDs seen, previous states, objects obsoleted) lives in session
+ * temporary tables, not in memory.
+ */
+export class ImportStore {
+  /** The session's client, counting statements (the connector-space writer issues its own). */
+  private readonly client: ClientBase;
+
+  constructor(private readonly s: BulkSession, private readonly systemId: number) {
+    const real = s.client;
+    this.client = {
+      query: (...args: unknown[]) => {
+        s.statements++;
+        return (real.query as (...a: unknown[]) => unknown).apply(real, args);
+      },
+    } as unknown as ClientBase;
+  }
+
+  /** Creates (once per connection) and empties the run's temporary tables. */
+  async begin(): Promise<void> {
+    await this.s.stage(SEEN, 'object_type_id int NOT NULL, external_id text NOT NULL, cso_id uuid, outcome varchar(10), '
+      + 'duplicate boolean NOT NULL DEFAULT false, PRIMARY KEY (object_type_id, external_id)');
+    await this.s.stage(PREVIOUS, CONNECTOR_SPACE_PREVIOUS_STATE_DDL);
+    await this.s.stage(GONE, 'id uuid PRIMARY KEY');
+    await this.s.stage(RESOLVE, 'id uuid PRIMARY KEY');
+  }
+
+  /** Empties the temporary tables, so a pooled connection does not keep a large run's keys. */
+  async end(): Promise<void> {
+    await this.s.count(`TRUNCATE ${SEEN}, ${PREVIOUS}, ${GONE}, ${RESOLVE}`);
+  }
+
+  /** The keys among these that earlier pages of the run already met. */
+  async seen(keys: readonly ImportSeenKey[]): Promise<ImportSeenRecord[]> {
+    if (!keys.length) return [];
+    return this.s.rows<ImportSeenRecord>(
+      `SELECT s.object_type_id AS "objectTypeId", s.external_id AS "externalId", s.cso_id AS "csoId", s.outcome, s.duplicate
+         FROM unnest($1::int[], $2::text[]) AS k(object_type_id, external_id)
+         JOIN ${SEEN} s ON s.object_type_id = k.object_type_id AND s.external_id = k.external_id`,
+      [keys.map((k) => k.objectTypeId), keys.map((k) => k.externalId)]);
+  }
+
+  /**
+   * Marks keys as duplicates and undoes what the run wrote for them: an object it added is removed, an
+   * object it updated or obsoleted gets its previous state back. The object is as it was before the run.
+   */
+  async rejectDuplicates(records: readonly ImportSeenRecord[]): Promise<void> {
+    if (!records.length) return;
+    await this.s.count(
+      `UPDATE ${SEEN} s SET duplicate = true, cso_id = NULL, outcome = NULL
+         FROM unnest($1::int[], $2::text[]) AS k(object_type_id, external_id)
+        WHERE s.object_type_id = k.object_type_id AND s.external_id = k.external_id`,
+      [records.map((r) => r.objectTypeId), records.map((r) => r.externalId)]);
+    const restored = records.filter((r) => r.csoId && (r.outcome === SyncOutcome.Updated || r.outcome === SyncOutcome.Deleted)).map((r) => r.csoId);
+    const added = records.filter((r) => r.csoId && r.outcome === SyncOutcome.Added).map((r) => r.csoId);
+    if (restored.length) {
+      await this.s.count(
+        `WITH back AS (
+           UPDATE connected_system_object c
+              SET secondary_external_id = p.secondary_external_id, display_name = p.display_name, attributes = p.attributes,
+                  content_hash = p.content_hash, status = p.status, sync_pending = p.sync_pending, resolved_references = p.resolved_references,
+                  last_updated = p.last_updated
+             FROM ${PREVIOUS} p
+            WHERE p.id = ANY($1::uuid[]) AND c.id = p.id
+           RETURNING c.id)
+         DELETE FROM ${GONE} g USING back WHERE g.id = back.id`, [restored]);
+    }
+    if (added.length) {
+      await this.s.count(`DELETE FROM connected_system_object WHERE connected_system_id = $1 AND id = ANY($2::uuid[])`, [this.systemId, added]);
+    }
+  }
+
+  /**
+   * Removes the run's change items (Add, Update, Delete) of objects whose write was undone; returns how
+   * many of them carried an error type (value errors of the undone write), which no longer count.
+   */
+  async removeChangeItems(activityId: string, csoIds: readonly string[], changeTypes: readonly string[]): Promise<number> {
+    if (!csoIds.length) return 0;
+    const removed = await this.s.rows<{ error_type: string | null }>(
+      `DELETE FROM activity_execution_item WHERE activity_id = $1 AND connected_system_object_id = ANY($2::uuid[]) AND object_change_type = ANY($3::text[])
+       RETURNING error_type`,
+      [activityId, csoIds, changeTypes]);
+    return removed.filter((r) => r.error_type !== null).length;
+  }
+
+  /**
+   * Writes objects through the connector-space writer (ADR 0003): new ones inserted, changed ones
+   * updated with their previous state kept, unchanged ones not written. Returns what it wrote.
+   */
+  async writeObjects(objects: readonly ConnectorSpaceObjectInput[]): Promise<ConnectorSpaceChange[]> {
+    if (!objects.length) return [];
+    const changes: ConnectorSpaceChange[] = [];
+    await upsertConnectorSpaceObjects(this.client, objects, {
+      batchSize: objects.length, previousStateTable: PREVIOUS, onChanges: (batch) => { changes.push(...batch); },
+    });
+    return changes;
+  }
+
+  /** A delta import's deletes: the objects with these keys become `Obsolete` (those that are `Normal`). */
+  async obsoleteByExternalId(keys: readonly ImportSeenKey[]): Promise<ImportObsoleted[]> {
+    if (!keys.length) return [];
+    return this.s.rows<ImportObsoleted>(
+      `WITH gone AS (
+         UPDATE connected_system_object c
+            SET status = '${ConnectorSpaceObjectStatus.Obsolete}', sync_pending = true, last_updated = now()
+           FROM unnest($2::int[], $3::text[]) AS k(object_type_id, external_id)
+           JOIN connected_system_object p
+             ON p.connected_system_id = $1 AND p.object_type_id = k.object_type_id AND p.external_id = k.external_id AND p.external_id IS NOT NULL
+          WHERE c.id = p.id AND p.status = '${ConnectorSpaceObjectStatus.Normal}'
+         RETURNING p.object_type_id, p.external_id, ${PREVIOUS_COLUMNS.split(', ').map((c) => `p.${c}`).join(', ')}),
+       kept AS (
+         INSERT INTO ${PREVIOUS} (${PREVIOUS_COLUMNS}) SELECT ${PREVIOUS_COLUMNS} FROM gone ON CONFLICT (id) DO NOTHING),
+       noted AS (INSERT INTO ${GONE} (id) SELECT id FROM gone ON CONFLICT (id) DO NOTHING)
+       SELECT id, object_type_id AS "objectTypeId", external_id AS "externalId", display_name AS "displayName" FROM gone`,
+      [this.systemId, keys.map((k) => k.objectTypeId), keys.map((k) => k.externalId)]);
+  }
+
+  /** Records the keys of a page (one COPY): what was written for each, and the keys that were duplicates in it. */
+  async remember(records: readonly ImportSeenRecord[]): Promise<void> {
+    if (!records.length) return;
+    await this.s.copy(SEEN, ['object_type_id', 'external_id', 'cso_id', 'outcome', 'duplicate'],
+      records.map((r) => [r.objectTypeId, r.externalId, r.csoId, r.outcome, r.duplicate]));
+  }
+
+  /**
+   * Full import: the next `limit` objects (in id order after `after`) of these object types that the run
+   * did not meet become `Obsolete`. Objects created by synchronisation (`PendingProvisioning`) and
+   * objects already obsolete are left alone. Returns the objects it obsoleted (fewer than `limit`: done).
+   */
+  async obsoleteUnseen(objectTypeIds: readonly number[], after: string | null, limit: number): Promise<{ obsoleted: ImportObsoleted[]; last: string | null }> {
+    const rows = await this.s.rows<ImportObsoleted & { last: string | null }>(
+      `WITH doomed AS (
+         SELECT c.id FROM connected_system_object c
+          WHERE c.connected_system_id = $1 AND c.id > $2::uuid AND c.object_type_id = ANY($3::int[])
+            AND c.status = '${ConnectorSpaceObjectStatus.Normal}' AND c.external_id IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM ${SEEN} s WHERE s.object_type_id = c.object_type_id AND s.external_id = c.external_id)
+          ORDER BY c.id LIMIT $4),
+       gone AS (
+         UPDATE connected_system_object c SET status = '${ConnectorSpaceObjectStatus.Obsolete}', sync_pending = true, last_updated = now()
+           FROM doomed d WHERE c.id = d.id
+         RETURNING c.id, c.object_type_id, c.external_id, c.display_name),
+       noted AS (INSERT INTO ${GONE} (id) SELECT id FROM gone ON CONFLICT (id) DO NOTHING)
+       SELECT g.id, g.object_type_id AS "objectTypeId", g.external_id AS "externalId", g.display_name AS "displayName", m.last
+         FROM (SELECT max(id::text) AS last FROM doomed) m LEFT JOIN gone g ON true`,
+      [this.systemId, after ?? NO_ID, objectTypeIds, limit]);
+    return { obsoleted: rows.filter((r) => r.id !== null).map(({ last: _last, ...o }) => o), last: rows[0]?.last ?? null };
+  }
+
+  /**
+   * Collects the objects whose references the run resolves: those with reference values not resolved
+   * yet (every object the run wrote: writing drops the resolution), those with a reference that did not
+   * resolve last time, and those referring to an object the run obsoleted. One statement over the
+   * system's objects of `referenceTypeIds` (the types with reference attributes `referenceAttributeIds`).
+   * Returns the number of objects collected.
+   */
+  async collectReferenceCandidates(referenceTypeIds: readonly number[], referenceAttributeIds: readonly number[]): Promise<number> {
+    const anyGone = (await this.s.row(`SELECT 1 FROM ${GONE} LIMIT 1`)) !== null;
+    return this.s.count(
+      `INSERT INTO ${RESOLVE} (id)
+       SELECT c.id FROM connected_system_object c
+        WHERE c.connected_system_id = $1 AND c.object_type_id = ANY($2::int[]) AND c.status <> '${ConnectorSpaceObjectStatus.Obsolete}'
+          AND CASE WHEN c.resolved_references IS NULL THEN c.attributes ?| $3::text[]
+                   ELSE jsonb_path_exists(c.resolved_references, '$.*[*] ? (@ == null)')
+                        OR ($4 AND EXISTS (
+                          SELECT 1 FROM jsonb_each(c.resolved_references) e CROSS JOIN jsonb_array_elements_text(e.value) AS r(target)
+                            JOIN ${GONE} g ON g.id = r.target::uuid))
+              END
+       ON CONFLICT (id) DO NOTHING`,
+      [this.systemId, referenceTypeIds, referenceAttributeIds.map(String), anyGone]);
+  }
+
+  /**
+   * Resolves the references of the next `limit` candidates (after `after`): each raw value of a
+   * reference attribute becomes the id of the object of this system whose external ID equals it, or
+   * else whose secondary external ID equals it case-insensitively (ix_cso_secondary_external_id);
+   * obsolete objects do not count, and a value matching several objects stays unresolved. Writes
+   * `resolved_references` (and `sync_pending`) only where it changed; returns the unresolved values.
+   *
+   * `attributes`: reference attribute ids with their object type; `targetTypeIds`: types a reference can
+   * point to (by external ID).
+   */
+  async resolveReferences(
+    attributes: ReadonlyArray<{ attributeId: number; objectTypeId: number }>, targetTypeIds: readonly number[], after: string | null, limit: number,
+  ): Promise<ReferenceResolutionBatch> {
+    const rows = await this.s.rows<{
+      last: string | null; changed: number; id: string | null; external_id: string | null; display_name: string | null; object_type_id: number;
+      n: number; attribute_ids: number[]; raw_values: string[]; ambiguous: boolean;
+    }>(
+      `WITH batch AS (SELECT id FROM ${RESOLVE} WHERE id > $2::uuid ORDER BY id LIMIT $3),
+       refs AS (
+         SELECT c.id, a.attribute_id, v.ord, v.val
+           FROM batch b JOIN connected_system_object c ON c.id = b.id
+           JOIN unnest($4::int[], $5::int[]) AS a(attribute_id, object_type_id) ON a.object_type_id = c.object_type_id
+           CROSS JOIN LATERAL jsonb_array_elements_text(coalesce(c.attributes -> a.attribute_id::text, '[]'::jsonb)) WITH ORDINALITY AS v(val, ord)),
+       matched AS (
+         SELECT r.id, r.attribute_id, r.ord, r.val,
+                CASE WHEN x.n = 1 THEN x.target WHEN x.n = 0 AND y.n = 1 THEN y.target END AS target,
+                (x.n > 1 OR y.n > 1) AS ambiguous
+           FROM refs r
+           CROSS JOIN LATERAL (
+             SELECT count(*) AS n, min(t.id::text) AS target FROM connected_system_object t
+              WHERE t.connected_system_id = $1 AND t.object_type_id = ANY($6::int[]) AND t.external_id = r.val AND t.external_id IS NOT NULL
+                AND t.status <> '${ConnectorSpaceObjectStatus.Obsolete}') x
+           CROSS JOIN LATERAL (
+             SELECT count(*) AS n, min(t.id::text) AS target FROM connected_system_object t
+              WHERE x.n = 0 AND t.connected_system_id = $1 AND t.secondary_external_id IS NOT NULL AND lower(t.secondary_external_id) = lower(r.val)
+                AND t.status <> '${ConnectorSpaceObjectStatus.Obsolete}') y),
+       docs AS (
+         SELECT b.id, (SELECT jsonb_object_agg(q.attribute_id::text, q.targets) FROM (
+                  SELECT m.attribute_id, jsonb_agg(to_jsonb(m.target) ORDER BY m.ord) AS targets
+                    FROM matched m WHERE m.id = b.id GROUP BY m.attribute_id) q) AS doc
+           FROM batch b),
+       changed AS (
+         UPDATE connected_system_object c SET resolved_references = d.doc, sync_pending = true, last_updated = now()
+           FROM docs d WHERE c.id = d.id AND c.resolved_references IS DISTINCT FROM d.doc
+         RETURNING c.id),
+       unresolved AS (
+         SELECT m.id, count(*)::int AS n, (array_agg(m.attribute_id ORDER BY m.attribute_id, m.ord))[1:5] AS attribute_ids,
+                (array_agg(m.val ORDER BY m.attribute_id, m.ord))[1:5] AS raw_values, bool_or(m.ambiguous) AS ambiguous
+           FROM matched m WHERE m.target IS NULL GROUP BY m.id)
+       SELECT m.last, m.changed, u.id, c.external_id, c.display_name, c.object_type_id, u.n, u.attribute_ids, u.raw_values, u.ambiguous
+         FROM (SELECT (SELECT max(id::text) FROM batch) AS last, (SELECT count(*) FROM changed)::int AS changed) m
+         LEFT JOIN (unresolved u JOIN connected_system_object c ON c.id = u.id) ON true`,
+      [this.systemId, after ?? NO_ID, limit, attributes.map((a) => a.attributeId), attributes.map((a) => a.objectTypeId), targetTypeIds]);
+    const first = rows[0];
+    return {
+      last: first?.last ?? null,
+      changed: first?.changed ?? 0,
+      unresolved: rows.filter((r) => r.id !== null).map((r) => ({
+        id: r.id!, externalId: r.external_id, displayName: r.display_name, objectTypeId: r.object_type_id, count: r.n, ambiguous: r.ambiguous,
+        examples: r.attribute_ids.map((attributeId, i) => ({ attributeId, value: r.raw_values[i] })),
+      })),
+    };
+  }
+
+  /** The next `limit` `Exported` pending exports of the system (keyset on id), with their object's current values. */
+  async exportedPendingExports(after: string | null, limit: number): Promise<ExportedPendingExport[]> {
+    return this.s.rows<ExportedPendingExport>(
+      `SELECT pe.id, pe.connected_system_object_id AS "csoId", pe.change_type AS "changeType", pe.attribute_changes AS changes,
+              pe.confirmation_attempts AS "confirmationAttempts", c.external_id AS "externalId", c.display_name AS "displayName",
+              c.object_type_id AS "objectTypeId", c.status AS "csoStatus",
+              coalesce((SELECT jsonb_object_agg(k.a, c.attributes -> k.a) FROM (SELECT DISTINCT x ->> 'a' AS a FROM jsonb_array_elements(pe.attribute_changes) x) k
+                         WHERE c.attributes ? k.a), '{}'::jsonb) AS "values",
+              coalesce((SELECT jsonb_object_agg(k.a, c.resolved_references -> k.a) FROM (SELECT DISTINCT x ->> 'a' AS a FROM jsonb_array_elements(pe.attribute_changes) x) k
+                         WHERE c.resolved_references ? k.a), '{}'::jsonb) AS "resolvedReferences",
+              o.id AS "openId", o.attribute_changes AS "openChanges"
+         FROM pending_export pe
+         JOIN connected_system_object c ON c.id = pe.connected_system_object_id
+         LEFT JOIN pending_export o ON o.connected_system_object_id = pe.connected_system_object_id AND o.status = '${PendingExportStatus.Pending}'
+        WHERE pe.connected_system_id = $1 AND pe.status = '${PendingExportStatus.Exported}' AND pe.id > $2::uuid
+        ORDER BY pe.id LIMIT $3`,
+      [this.systemId, after ?? NO_ID, limit]);
+  }
+
+  /** Applies a page of confirmation decisions: confirmed exports removed, the others updated (two statements). */
+  async applyConfirmations(removeIds: readonly string[], updates: readonly PendingExportConfirmationUpdate[]): Promise<void> {
+    if (removeIds.length) {
+      await this.s.count(`DELETE FROM pending_export WHERE connected_system_id = $1 AND id = ANY($2::uuid[])`, [this.systemId, removeIds]);
+    }
+    if (updates.length) {
+      await this.s.count(
+        `UPDATE pending_export p
+            SET status = coalesce(v.status, p.status), attribute_changes = v.changes::jsonb,
+                confirmation_attempts = coalesce(v.attempts, p.confirmation_attempts), last_error = coalesce(v.last_error, p.last_error),
+                last_updated = now()
+           FROM unnest($2::uuid[], $3::text[], $4::text[], $5::int[], $6::text[]) AS v(id, status, changes, attempts, last_error)
+          WHERE p.id = v.id AND p.connected_system_id = $1`,
+        [this.systemId, updates.map((u) => u.id), updates.map((u) => u.status), updates.map((u) => JSON.stringify(u.changes)),
+          updates.map((u) => u.confirmationAttempts), updates.map((u) => u.lastError)]);
+    }
+  }
+
+  /** Saves the delta watermark of a completed import. */
+  async saveWatermark(watermark: string | null): Promise<void> {
+    await this.s.count(`UPDATE connected_system SET delta_watermark = $2 WHERE id = $1`, [this.systemId, watermark]);
+  }
+}
