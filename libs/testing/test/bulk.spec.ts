@@ -128,6 +128,20 @@ describe('bulk writes (libs/persistence/src/bulk) against PostgreSQL', () => {
       `SELECT id, external_id, secondary_external_id, display_name, status, attributes, content_hash, created, last_updated
          FROM connected_system_object WHERE connected_system_id = $1 AND object_type_id = $2 ORDER BY external_id`, [systemId, typeId])).rows;
 
+    it('records only the hash of an object an export wrote when the import reads the same values back', async () => {
+      await client.query('DELETE FROM connected_system_object');
+      await upsertConnectorSpaceObjects(client, [person_(1), person_(2)]);
+      // An export leaves the written values and clears the hash.
+      await client.query(`UPDATE connected_system_object SET content_hash = NULL, sync_pending = false WHERE connected_system_id = $1`, [system]);
+      const changed = person_(2, { attributes: { ...person_(2).attributes, 2: ['Renamed'] } });
+      const result = await upsertConnectorSpaceObjects(client, [person_(1), changed]);
+      expect(result).toMatchObject({ received: 2, inserted: 0, updated: 1, unchanged: 1 });
+      const after = await client.query(`SELECT external_id, content_hash IS NOT NULL AS hashed, sync_pending FROM connected_system_object
+                                         WHERE connected_system_id = $1 ORDER BY external_id`, [system]);
+      expect(after.rows).toEqual([{ external_id: 'E00001', hashed: true, sync_pending: false }, { external_id: 'E00002', hashed: true, sync_pending: true }]);
+      expect((await upsertConnectorSpaceObjects(client, [person_(1), changed])).unchanged).toBe(2);
+    });
+
     for (const merge of [false, true]) {
       describe(merge ? 'upsertConnectorSpaceObjects with merge (staging + INSERT … ON CONFLICT)' : 'upsertConnectorSpaceObjects (lookup + COPY)', () => {
         beforeAll(async () => { await client.query('DELETE FROM connected_system_object'); });

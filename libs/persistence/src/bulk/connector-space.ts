@@ -238,7 +238,7 @@ export async function upsertConnectorSpaceObjects(
     if (options.merge) return flushMerge(batch);
     const changes = options.onChanges ? [] as ConnectorSpaceChange[] : null;
     // 1. What exists already, per (system, object type) present in the batch (normally one).
-    const existing = new Map<string, { id: string; hash: Buffer | null; status: string }>();
+    const existing = new Map<string, { id: string; hash: Buffer | null; status: string; content: string | null }>();
     const groups = new Map<string, { system: number; type: number; ids: string[] }>();
     for (const o of batch) {
       const g = `${o.connectedSystemId}:${o.objectTypeId}`;
@@ -247,13 +247,21 @@ export async function upsertConnectorSpaceObjects(
       group.ids.push(o.externalId);
     }
     for (const [g, { system, type, ids }] of groups) {
-      const { rows } = await client.query(connectorSpaceLookupSql('id, external_id, content_hash, status'), [system, type, ids]);
-      for (const r of rows) existing.set(`${g}:${r.external_id}`, { id: r.id, hash: r.content_hash, status: r.status });
+      // Objects an export wrote have no content hash (their values are what was exported): their stored
+      // content comes along so an import that reads the same values only records the hash.
+      const { rows } = await client.query(connectorSpaceLookupSql(
+        `id, external_id, content_hash, status,
+         CASE WHEN content_hash IS NULL THEN jsonb_build_array(secondary_external_id, display_name, attributes) END AS stored`), [system, type, ids]);
+      for (const r of rows) {
+        existing.set(`${g}:${r.external_id}`, { id: r.id, hash: r.content_hash, status: r.status,
+          content: r.stored ? connectorSpaceContentHash(r.stored[0], r.stored[1], canonicalAttributesJson(r.stored[2])).toString('hex') : null });
+      }
     }
     // 2-4. New, changed or unchanged. Rows of new objects are built while COPY streams them, so
     // hashing and encoding overlap with the database's work.
     const inserts: ConnectorSpaceObjectInput[] = [];
     const updates: CopyValue[][] = [];
+    const rehash: Array<[string, Buffer]> = [];
     for (const o of batch) {
       const found = existing.get(`${o.connectedSystemId}:${o.objectTypeId}:${o.externalId}`);
       if (!found) {
@@ -261,7 +269,10 @@ export async function upsertConnectorSpaceObjects(
         continue;
       }
       const content = connectorSpaceContent(o);
-      if (found.status !== 'Normal' || !found.hash || !found.hash.equals(content.hash)) {
+      if (found.status === 'Normal' && !found.hash && found.content === content.hash.toString('hex')) {
+        rehash.push([found.id, content.hash]);
+        result.unchanged++;
+      } else if (found.status !== 'Normal' || !found.hash || !found.hash.equals(content.hash)) {
         updates.push([found.id, o.secondaryExternalId ?? null, o.displayName ?? null, new PreEncoded(escapeCopyText(content.json)), content.hash]);
         changed(changes, o, found.id, false);
       } else {
@@ -276,6 +287,10 @@ export async function upsertConnectorSpaceObjects(
           yield row;
         }
       })());
+    }
+    if (rehash.length) {
+      await client.query(`UPDATE connected_system_object c SET content_hash = h.hash FROM unnest($1::uuid[], $2::bytea[]) AS h(id, hash) WHERE c.id = h.id`,
+        [rehash.map((r) => r[0]), rehash.map((r) => r[1])]);
     }
     if (updates.length) {
       await stage(CHANGES, 'id uuid, secondary_external_id text, display_name text, attributes jsonb, content_hash bytea');
