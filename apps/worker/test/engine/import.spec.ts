@@ -69,7 +69,7 @@ describe('import (worker)', () => {
       const type = await f.query(`SELECT type FROM connected_system_attribute WHERE id = $1`, [hrs.attributes.manager]);
       expect(type[0].type).toBe('Reference');
       expect(seven.resolved_references).toEqual({ [hrs.attributes.manager]: [objects.get(hrRecord(7).manager)!.id] });
-      expect(objects.get('EMP000001')!.resolved_references).toBeNull();
+      expect(objects.get('EMP000001')!.resolved_references).toEqual({});
     });
 
     it('writes nothing when nothing changed', async () => {

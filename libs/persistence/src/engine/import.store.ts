@@ -18,6 +18,9 @@ const RESOLVE = 'meridian_import_resolve';
 const PREVIOUS_COLUMNS = CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS;
 const NO_ID = '00000000-0000-0000-0000-000000000000';
 
+/** Objects whose references wait for resolution: the predicate of ix_cso_references_pending. */
+const REFERENCES_PENDING = `c.resolved_references IS NULL OR jsonb_path_exists(c.resolved_references, '$.*[*] ? (@ == null)')`;
+
 /** What the run wrote for an external ID (a SyncOutcome), or null when it wrote nothing. */
 export type ImportOutcome = SyncOutcome.Added | SyncOutcome.Updated | SyncOutcome.Deleted;
 
@@ -246,18 +249,30 @@ export class ImportStore {
    */
   async collectReferenceCandidates(referenceTypeIds: readonly number[], referenceAttributeIds: readonly number[]): Promise<number> {
     const anyGone = (await this.s.row(`SELECT 1 FROM ${GONE} LIMIT 1`)) !== null;
-    return this.s.count(
+    // Objects written by the run (writing drops the resolution) and objects with an unresolved reference:
+    // both are in ix_cso_references_pending, so an import that changed nothing reads only those.
+    let n = await this.s.count(
       `INSERT INTO ${RESOLVE} (id)
        SELECT c.id FROM connected_system_object c
-        WHERE c.connected_system_id = $1 AND c.object_type_id = ANY($2::int[]) AND c.status <> '${ConnectorSpaceObjectStatus.Obsolete}'
-          AND CASE WHEN c.resolved_references IS NULL THEN c.attributes ?| $3::text[]
-                   ELSE jsonb_path_exists(c.resolved_references, '$.*[*] ? (@ == null)')
-                        OR ($4 AND EXISTS (
-                          SELECT 1 FROM jsonb_each(c.resolved_references) e CROSS JOIN jsonb_array_elements_text(e.value) AS r(target)
-                            JOIN ${GONE} g ON g.id = r.target::uuid))
-              END
+        WHERE c.connected_system_id = $1 AND (${REFERENCES_PENDING})
+          AND c.object_type_id = ANY($2::int[]) AND c.status <> '${ConnectorSpaceObjectStatus.Obsolete}'
        ON CONFLICT (id) DO NOTHING`,
-      [this.systemId, referenceTypeIds, referenceAttributeIds.map(String), anyGone]);
+      [this.systemId, referenceTypeIds]);
+    if (anyGone) {
+      // Objects referring to one the run obsoleted (their reference no longer resolves). This reads the
+      // system's resolved references; it runs only when the import obsoleted something.
+      n += await this.s.count(
+        `INSERT INTO ${RESOLVE} (id)
+         SELECT c.id FROM connected_system_object c
+          WHERE c.connected_system_id = $1 AND c.object_type_id = ANY($2::int[]) AND c.status <> '${ConnectorSpaceObjectStatus.Obsolete}'
+            AND c.resolved_references IS NOT NULL AND c.resolved_references <> '{}'::jsonb
+            AND EXISTS (SELECT 1 FROM jsonb_each(c.resolved_references) e CROSS JOIN jsonb_array_elements_text(e.value) AS r(target)
+                          JOIN ${GONE} g ON g.id::text = r.target)
+         ON CONFLICT (id) DO NOTHING`,
+        [this.systemId, referenceTypeIds]);
+    }
+    void referenceAttributeIds;
+    return n;
   }
 
   /**
@@ -302,8 +317,9 @@ export class ImportStore {
                     FROM matched m WHERE m.id = b.id GROUP BY m.attribute_id) q) AS doc
            FROM batch b),
        changed AS (
-         UPDATE connected_system_object c SET resolved_references = d.doc, sync_pending = true, last_updated = now()
-           FROM docs d WHERE c.id = d.id AND c.resolved_references IS DISTINCT FROM d.doc
+         UPDATE connected_system_object c SET resolved_references = coalesce(d.doc, '{}'::jsonb),
+                sync_pending = c.sync_pending OR c.resolved_references IS DISTINCT FROM d.doc AND d.doc IS NOT NULL, last_updated = now()
+           FROM docs d WHERE c.id = d.id AND c.resolved_references IS DISTINCT FROM coalesce(d.doc, '{}'::jsonb)
          RETURNING c.id),
        unresolved AS (
          SELECT m.id, count(*)::int AS n, (array_agg(m.attribute_id ORDER BY m.attribute_id, m.ord))[1:5] AS attribute_ids,

@@ -171,6 +171,7 @@ export class RunProfileEntity {
 @Index('ix_cso_metaverse_object', { synchronize: false })
 @Index('ix_cso_sync_pending', { synchronize: false })
 @Index('ix_cso_unjoined', { synchronize: false })
+@Index('ix_cso_references_pending', { synchronize: false })
 export class ConnectedSystemObjectEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;

@@ -15,6 +15,10 @@ export class Engine1764100000000 implements MigrationInterface {
     await q.query(`CREATE INDEX ix_cso_sync_pending ON connected_system_object (connected_system_id, id) WHERE sync_pending`);
     // Reference attributes resolved to connector space object ids after each import: { "<attributeId>": [csoId|null, …] }.
     await q.query(`ALTER TABLE connected_system_object ADD COLUMN resolved_references jsonb`);
+    // Objects whose references wait for resolution (just written, or a reference that did not resolve):
+    // an import that changed nothing reads only these.
+    await q.query(`CREATE INDEX ix_cso_references_pending ON connected_system_object (connected_system_id, id)
+                   WHERE resolved_references IS NULL OR jsonb_path_exists(resolved_references, '$.*[*] ? (@ == null)')`);
     // Objects not joined to the metaverse: adoption of pre-existing accounts before provisioning.
     await q.query(`CREATE INDEX ix_cso_unjoined ON connected_system_object (connected_system_id, object_type_id) WHERE metaverse_object_id IS NULL`);
 
@@ -75,6 +79,7 @@ export class Engine1764100000000 implements MigrationInterface {
     await q.query(`DROP TABLE IF EXISTS run_lock`);
     await q.query(`DROP TABLE IF EXISTS pending_export`);
     await q.query(`DROP INDEX IF EXISTS ix_cso_unjoined`);
+    await q.query(`DROP INDEX IF EXISTS ix_cso_references_pending`);
     await q.query(`ALTER TABLE connected_system_object DROP COLUMN resolved_references`);
     await q.query(`DROP INDEX IF EXISTS ix_cso_sync_pending`);
     await q.query(`ALTER TABLE connected_system_object DROP COLUMN sync_pending`);
