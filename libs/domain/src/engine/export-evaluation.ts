@@ -56,8 +56,10 @@ export function evaluateExport(input: ExportInput): ExportEvaluation {
   const inScope = evaluateScoping(rule.scoping as never, input.scoping, input.now, input.scopingTypes);
   if (!inScope) {
     if (!target) return { decision: { action: 'None' }, errors };
-    if (rule.deprovisionAction !== 'Delete') return { decision: { action: 'Disconnect' }, errors };
+    // Never created in the system: whether the rule deletes or disconnects, the object is not created
+    // (disconnecting would still export an unjoined object for someone out of scope).
     if (target.pending?.changeType === PendingExportChangeType.Create) return { decision: { action: 'CancelCreate' }, errors };
+    if (rule.deprovisionAction !== 'Delete') return { decision: { action: 'Disconnect' }, errors };
     if (target.pending?.changeType === PendingExportChangeType.Delete) return { decision: { action: 'None' }, errors };
     return { decision: { action: 'Delete' }, errors };
   }
@@ -93,7 +95,10 @@ export function evaluateExport(input: ExportInput): ExportEvaluation {
     const wants = change.mv ?? change.v;
     if (sameValues(holds, wants)) continue;
     if (!planned && wants.length === 0 && holds.length === 0) continue;
-    merged.set(change.a, wants.length === 0 && !creating ? { a: change.a, op: 'RemoveAll', v: [] } : change);
+    // A cleared value: RemoveAll on an update; on a create not yet exported the attribute is left out
+    // (as when provisioning: a create never carries an attribute without values).
+    if (wants.length === 0 && creating) merged.delete(change.a);
+    else merged.set(change.a, wants.length === 0 ? { a: change.a, op: 'RemoveAll', v: [] } : change);
     added++;
   }
   if (!added) return { decision: { action: 'None' }, errors };

@@ -72,17 +72,23 @@ export function normaliseValues(raw: readonly unknown[], target: EngineAttribute
 }
 
 const INVALID = Symbol('invalid');
+/** A GUID, optionally in braces (the form import stores: lower case, no braces). */
+const GUID = /^\{?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\}?$/i;
 
 function normaliseValue(v: unknown, type: string): unknown {
   switch (type) {
     case AttributeDataType.Integer:
     case AttributeDataType.LongNumber:
     case AttributeDataType.Decimal: {
-      if (typeof v === 'number') return Number.isFinite(v) ? v : INVALID;
-      const t = String(v instanceof Date ? v.getTime() : v).trim();
-      if (t === '') return undefined;
-      const n = Number(t);
-      if (!Number.isFinite(n) || (type !== AttributeDataType.Decimal && !Number.isInteger(n))) return INVALID;
+      let n: number;
+      if (typeof v === 'number') n = v;
+      else {
+        const t = String(v instanceof Date ? v.getTime() : v).trim();
+        if (t === '') return undefined;
+        n = Number(t);
+      }
+      // Whole-number types hold exact integers only, however the value arrives (as import stores them).
+      if (!Number.isFinite(n) || (type !== AttributeDataType.Decimal && !Number.isSafeInteger(n))) return INVALID;
       return n;
     }
     case AttributeDataType.Boolean: {
@@ -100,7 +106,12 @@ function normaliseValue(v: unknown, type: string): unknown {
       const d = parseDateTime(t);
       return d ? d.toISOString() : INVALID;
     }
-    case AttributeDataType.Guid:
+    case AttributeDataType.Guid: {
+      const t = String(v).trim();
+      if (t === '') return undefined;
+      const m = GUID.exec(t);
+      return m ? m[1].toLowerCase() : INVALID;
+    }
     case AttributeDataType.Reference: {
       const t = String(v).trim();
       return t === '' ? undefined : t.toLowerCase();
@@ -116,7 +127,12 @@ function normaliseValue(v: unknown, type: string): unknown {
 export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === null || b === null || a === undefined || b === undefined) return false;
-  if (typeof a === 'number' || typeof b === 'number') return Number(a) === Number(b);
+  if (typeof a === 'number' || typeof b === 'number') {
+    // Number('') is 0: blank text is no value, never the number zero.
+    const other = typeof a === 'number' ? b : a;
+    if (typeof other === 'string' && other.trim() === '') return false;
+    return Number(a) === Number(b);
+  }
   return String(a) === String(b);
 }
 

@@ -108,16 +108,29 @@ export function computeMetaverseAttributes(input: InboundInput): InboundResult {
       // systems that keep theirs, stay; a system no longer joined (or no longer mapping it) gives it up.
       next = current.filter((x) => x.s === null || keepers.has(x.s));
     }
-    if (next.length) out[String(id)] = next;
-    if (!sameStored(current, next)) {
+    if (sameStored(current, next)) next = current; // the same values in another order are no change: keep the stored order
+    else {
       changed.push(id);
       if (winner) flows.set(winner.contributor.csoId, (flows.get(winner.contributor.csoId) ?? 0) + 1);
     }
+    if (next.length) out[String(id)] = next;
   }
   return { attributes: out, changed, flows, errors };
 }
 
+/** The same values with the same provenance, in any order (multi-valued attributes are sets). */
 function sameStored(a: readonly StoredMetaverseValue[], b: readonly StoredMetaverseValue[]): boolean {
   if (a.length !== b.length) return false;
-  return a.every((x, i) => sameValue(x.v, b[i].v) && (x.s ?? null) === (b[i].s ?? null) && (x.r ?? null) === (b[i].r ?? null));
+  const same = (x: StoredMetaverseValue, y: StoredMetaverseValue) => sameValue(x.v, y.v) && (x.s ?? null) === (y.s ?? null) && (x.r ?? null) === (y.r ?? null);
+  if (a.every((x, i) => same(x, b[i]))) return true;
+  // Another order: compare as multisets, in linear time (group memberships can be large).
+  const key = (x: StoredMetaverseValue) => `${x.s ?? ''}\u0000${x.r ?? ''}\u0000${String(x.v)}`;
+  const counts = new Map<string, number>();
+  for (const x of a) counts.set(key(x), (counts.get(key(x)) ?? 0) + 1);
+  for (const y of b) {
+    const n = counts.get(key(y));
+    if (!n) return false;
+    counts.set(key(y), n - 1);
+  }
+  return true;
 }
