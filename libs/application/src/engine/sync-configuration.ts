@@ -36,7 +36,11 @@ export class SyncConfiguration {
     }
     for (const r of exportRules) this.exportRulesByMvType.set(r.mvObjectTypeId, [...(this.exportRulesByMvType.get(r.mvObjectTypeId) ?? []), r]);
     this.mvAttributesByName = new Map([...mvAttributes.values()].map((a) => [a.name.toLowerCase(), a]));
+    this.mvAttributeTypes = new Map([...mvAttributes.values()].map((a) => [a.id, a.type]));
   }
+
+  /** Metaverse attribute id → data type (export scoping compares dates as dates). */
+  readonly mvAttributeTypes: Map<number, string>;
 
   static async load(m: EntityManager): Promise<SyncConfiguration> {
     const rules = await m.getRepository(SyncRuleEntity).find({ where: { enabled: true }, order: { id: 'ASC' } });

@@ -49,6 +49,8 @@ export class SyncPage {
   private readonly deletedPes = new Set<string>();
   private pending = new Map<string, PendingExportRow>();
   private readonly projectedKeys = new Map<string, string>();
+  /** Metaverse objects that lost a connector during export evaluation: their values are recomputed before writing. */
+  private readonly recallAfterExport = new Set<MvoState>();
   /** Objects given a Delete export in this page: their unexported changes are replaced by it. */
   private readonly deleteStale = new Set<string>();
 
@@ -63,7 +65,7 @@ export class SyncPage {
   ) {}
 
   /** Processes and writes the page; returns the ids kept flagged for a later pass (references not yet joinable). */
-  async process(page: readonly SyncCso[]): Promise<{ deferred: number }> {
+  async process(page: readonly SyncCso[]): Promise<{ deferred: number; touchedOthersOfSystem: boolean }> {
     const attrs = this.cfg.schemaAttributes.get(this.systemId) ?? new Map<number, EngineAttribute>();
     const byName = this.cfg.schemaAttributesByName.get(this.systemId);
     for (const cso of page) {
@@ -93,8 +95,20 @@ export class SyncPage {
       }
     }
     await this.evaluateExports();
+    // A connector disconnected by an export rule recalls what it contributed; the change is exported by a
+    // later synchronisation of that object (docs/engine.md).
+    for (const mvo of this.recallAfterExport) this.recompute(mvo);
     await this.write(page);
-    return { deferred: [...this.states.values()].filter((s) => s.deferred).length };
+    const own = new Set(page.map((c) => c.id));
+    const touchedOthersOfSystem = [...this.joinUpdates.values()].some((j) => !own.has(j.id) && this.systemOf(j.id) === this.systemId);
+    return { deferred: [...this.states.values()].filter((s) => s.deferred).length, touchedOthersOfSystem };
+  }
+
+  /** The system of an object this page knows (its own objects and the joined neighbourhood). */
+  private systemOf(csoId: string): number | undefined {
+    if (this.states.has(csoId)) return this.systemId;
+    for (const list of this.joins.values()) for (const c of list) if (c.id === csoId) return c.connectedSystemId;
+    return undefined;
   }
 
   /**
@@ -419,13 +433,14 @@ export class SyncPage {
   /** A deleted metaverse object's remaining connector: a Delete export where its export rule says Delete, otherwise a disconnection. */
   private deprovision(cso: SyncCso, mvo: MvoState, source: CsoState | undefined): void {
     const rule = this.cfg.exportRulesFor(mvo.row.typeId).find((r) => r.systemId === cso.connectedSystemId && r.csObjectTypeId === cso.objectTypeId);
+    if (cso.status === ConnectorSpaceObjectStatus.PendingProvisioning) {
+      // Never exported: nothing exists in the system, whatever the rule says; its Create goes with it.
+      this.deleteCsos.add(cso.id);
+      return;
+    }
     if (rule?.deprovisionAction === 'Delete') {
-      if (cso.status === ConnectorSpaceObjectStatus.PendingProvisioning) {
-        this.deleteCsos.add(cso.id); // never exported: nothing to delete in the system
-      } else {
-        this.stageDelete(cso);
-        if (source) this.outcome(source, SyncOutcome.PendingExportCreated);
-      }
+      this.stageDelete(cso);
+      if (source) this.outcome(source, SyncOutcome.PendingExportCreated);
     } else {
       this.disconnect(cso, false);
       this.ctx.counters.totalDisconnected++;
@@ -471,7 +486,8 @@ export class SyncPage {
         const pending = targetCso ? this.pending.get(targetCso.id) ?? null : null;
         const targetView = targetCso ? ValueView.ofConnectorObject(targetCso.attributes, targetAttrs, this.cfg.schemaAttributesByName.get(rule.systemId)) : null;
         const { decision, errors } = evaluateExport({
-          rule, values: (id) => (mvo.attributes[String(id)] ?? []).map((x) => x.v), scoping: mvView.scoping, context: { mv: mvView.expression, cs: targetView?.expression ?? null },
+          rule, values: (id) => (mvo.attributes[String(id)] ?? []).map((x) => x.v), scoping: mvView.scoping, scopingTypes: this.cfg.mvAttributeTypes,
+          context: { mv: mvView.expression, cs: targetView?.expression ?? null },
           targetAttributes: targetAttrs, now: this.now,
           target: targetCso ? {
             csoId: targetCso.id, status: targetCso.status,
@@ -523,6 +539,7 @@ export class SyncPage {
       case 'Disconnect':
         if (!target) return;
         this.disconnect(target, false);
+        this.recallAfterExport.add(mvo);
         this.ctx.counters.totalDisconnected++;
         if (source) this.outcome(source, SyncOutcome.Disconnected);
         return;

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { RunType } from '@meridian/domain';
-import { ConnectedSystemEntity, SyncStore } from '@meridian/persistence';
+import { BulkSession, ConnectedSystemEntity, SyncCso, SyncStore } from '@meridian/persistence';
 import { Logger, LOGGER } from '@meridian/platform';
 import { DataSource } from 'typeorm';
 import { EngineRunner } from './engine-runner';
@@ -34,26 +34,47 @@ export class SyncRunner implements EngineRunner {
     ctx.toProcess = await store.countToProcess(system.id, !full);
     ctx.say(`${full ? 'Full' : 'Delta'} synchronisation of "${system.name}": ${ctx.toProcess} object(s) to process.`);
 
+    // The next page is read on a second connection while the current one is processed and written, so
+    // reading and writing overlap (the two run on different database cores).
+    const reader = await BulkSession.open(this.ds);
+    const readAhead = new SyncStore(reader);
+    let inFlight: Promise<unknown> = Promise.resolve();
     const pass = async (deltaOnly: boolean, allowDefer: boolean): Promise<number> => {
-      let after: string | null = null;
       let deferred = 0;
-      for (;;) {
-        const page = await store.page(system.id, after, ctx.info.pageSize, deltaOnly);
+      let next: Promise<SyncCso[]> | null = readAhead.page(system.id, null, ctx.info.pageSize, deltaOnly);
+      while (next) {
+        const page: SyncCso[] = await next;
+        next = null;
         if (!page.length) break;
+        const after: string = page[page.length - 1].id;
+        const ahead: Promise<SyncCso[]> = readAhead.page(system.id, after, ctx.info.pageSize, deltaOnly);
+        inFlight = ahead.catch(() => undefined); // awaited below (or before the reader is released)
+        let reread = false;
         await ctx.phase(allowDefer ? 'synchronise' : 'references', () => ctx.session.transaction(async () => {
-          const result = await new SyncPage(cfg, store, ctx, system.id, new Date(), full, allowDefer).process(page);
+          const syncPage = new SyncPage(cfg, store, ctx, system.id, new Date(), full, allowDefer);
+          const result = await syncPage.process(page);
           deferred += result.deferred;
+          // A page that joined objects of this system outside itself (adoption by write-back) may have
+          // changed rows the read-ahead already holds: they are read again after the commit.
+          reread = result.touchedOthersOfSystem;
           await ctx.flushItems();
         }));
-        after = page[page.length - 1].id;
+        next = reread ? ahead.then((): Promise<SyncCso[]> => readAhead.page(system.id, after, ctx.info.pageSize, deltaOnly)) : ahead;
+        inFlight = next.catch(() => undefined);
         await ctx.pageDone(allowDefer ? page.length : 0);
       }
       return deferred;
     };
 
-    const deferred = await pass(!full, true);
-    // Objects whose references pointed at objects joined later in this run flow them now (once).
-    if (deferred) await pass(true, false);
+    let deferred: number;
+    try {
+      deferred = await pass(!full, true);
+      // Objects whose references pointed at objects joined later in this run flow them now (once).
+      if (deferred) await pass(true, false);
+    } finally {
+      await inFlight;
+      reader.release();
+    }
     if (full) await store.clearFullSyncRequired(system.id);
     const c = ctx.counters;
     return `${full ? 'Full' : 'Delta'} synchronisation of "${system.name}": ${ctx.processed} object(s) processed, ${c.totalProjected} projected, `

@@ -376,3 +376,20 @@ describe('computeMetaverseAttributes: determinism', () => {
     expect(summary(flow({ current: first.attributes, contributors: sides }))).toEqual({ attributes: first.attributes, changed: [], flows: {}, errors: [] });
   });
 });
+
+describe('computeMetaverseAttributes: values kept by a system that left', () => {
+  const attributes = new Map([[2, { id: 2, name: 'Department', type: 'String', plurality: 'Single' as const }]]);
+  const other = (rules: never[] = []) => ({ systemId: 20, csoId: 'ad', rules, values: () => [], cs: {} });
+
+  it('keeps them in later runs until another contributor has a value, and recalls them when the system recalls', () => {
+    const current = { 2: [{ v: 'Sales', s: 10, r: 1 }] };
+    // The run the system leaves with keepValues: the value stays.
+    expect(computeMetaverseAttributes({ current, attributes, contributors: [other()], leaving: [{ systemId: 10, keepValues: true }] }))
+      .toMatchObject({ attributes: current, changed: [] });
+    // A later run, the system no longer joined and not leaving now: still there.
+    expect(computeMetaverseAttributes({ current, attributes, contributors: [other()] })).toMatchObject({ attributes: current, changed: [] });
+    // A system leaving now that recalls its values: gone.
+    expect(computeMetaverseAttributes({ current, attributes, contributors: [other()], leaving: [{ systemId: 10, keepValues: false }] }))
+      .toMatchObject({ attributes: {}, changed: [2] });
+  });
+});

@@ -82,6 +82,12 @@ export function computeMetaverseAttributes(input: InboundInput): InboundResult {
   // Systems whose values stay without flowing: leaving ones that keep their values, and joined objects
   // out of scope with RemainJoined (kept joined without attribute flow).
   const keepers = new Set([...(input.leaving ?? []).filter((l) => l.keepValues).map((l) => l.systemId), ...(input.frozenSystemIds ?? [])]);
+  // Systems whose values go now: leaving ones that recall their values. Values of a system that is no
+  // longer joined and is not leaving now stayed when it left (it kept them): they stay until another
+  // contributor takes over.
+  const recalled = new Set((input.leaving ?? []).filter((l) => !l.keepValues).map((l) => l.systemId));
+  const joined = new Set(input.contributors.map((c) => c.systemId));
+  const stays = (x: StoredMetaverseValue) => x.s !== null && (keepers.has(x.s) || (!joined.has(x.s) && !recalled.has(x.s)));
   const out: StoredMetaverseAttributes = {};
   const changed: number[] = [];
   const flows = new Map<string, number>();
@@ -101,12 +107,12 @@ export function computeMetaverseAttributes(input: InboundInput): InboundResult {
         winner = chosen;
         next = chosen.values!.map((v) => ({ v, s: chosen.contributor.systemId, r: chosen.mapping.ruleId }));
       } else {
-        next = current.filter((x) => x.s !== null && keepers.has(x.s));
+        next = current.filter(stays);
       }
     } else {
-      // No rule maps this attribute now: values set through the API, and values of leaving or frozen
-      // systems that keep theirs, stay; a system no longer joined (or no longer mapping it) gives it up.
-      next = current.filter((x) => x.s === null || keepers.has(x.s));
+      // No rule maps this attribute now: values set through the API, and kept values of systems that left
+      // or are frozen, stay; a joined system that no longer maps it, or one recalling its values, gives it up.
+      next = current.filter((x) => x.s === null || stays(x));
     }
     if (sameStored(current, next)) next = current; // the same values in another order are no change: keep the stored order
     else {
