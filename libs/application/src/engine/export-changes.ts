@@ -1,5 +1,5 @@
 import type { AttributeValue, ExportChange } from '@meridian/connectors';
-import { AttributeChangeOperation, ConnectorSpaceObjectStatus, PendingExportChangeType } from '@meridian/domain';
+import { AttributeChangeOperation, AttributeDataType, ConnectorSpaceObjectStatus, PendingExportChangeType } from '@meridian/domain';
 import type { ExportPageRow, ExportReferenceTarget, StoredAttributeChange } from '@meridian/persistence';
 import type { SchemaAttribute, SystemSchema } from './system-schema';
 
@@ -88,7 +88,7 @@ export function prepareExport(row: ExportPageRow, schema: SystemSchema, referenc
     }
     if (!OPERATIONS.has(c.op)) return fail(`"${c.op}" is not an attribute operation (Add, Replace, Remove or RemoveAll).`);
     const op = c.op as AttributeChangeOperation;
-    if (attr.type !== 'Reference' || !c.mv || op === AttributeChangeOperation.RemoveAll) {
+    if (attr.type !== AttributeDataType.Reference || !c.mv || op === AttributeChangeOperation.RemoveAll) {
       const values = op === AttributeChangeOperation.RemoveAll ? [] : c.v.map(toAttributeValue);
       attributes.push({ name: attr.name, operation: op, values });
       out.sent.push(c);
@@ -147,7 +147,7 @@ class ObjectState {
       entry = { attr, held: current.map((v, i) => ({ v, r: refs[i] ?? null })) };
       this.values.set(key, entry);
     }
-    const reference = attr.type === 'Reference';
+    const reference = attr.type === AttributeDataType.Reference;
     const keyOf = (h: Held) => valueKey(h.v, reference);
     switch (op) {
       case AttributeChangeOperation.Replace:
@@ -175,7 +175,7 @@ class ObjectState {
 
   writeTo(out: PreparedExport): void {
     for (const [key, { attr, held }] of this.values) {
-      const reference = attr.type === 'Reference';
+      const reference = attr.type === AttributeDataType.Reference;
       if (held.length) {
         out.attributesSet[key] = held.map((h) => h.v);
         if (reference) out.referencesSet[key] = held.map((h) => h.r);

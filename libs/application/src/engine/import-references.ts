@@ -1,4 +1,4 @@
-import { ExecutionErrorType, ObjectChangeType, UnresolvedReferenceHandling } from '@meridian/domain';
+import { AttributeDataType, ExecutionErrorType, ObjectChangeType, UnresolvedReferenceHandling } from '@meridian/domain';
 import type { ImportStore, UnresolvedReferences } from '@meridian/persistence';
 import type { RunContext } from './run-context';
 import type { SystemSchema } from './system-schema';
@@ -19,7 +19,7 @@ export interface ReferenceResolutionResult {
  */
 export async function resolveImportReferences(ctx: RunContext, store: ImportStore, schema: SystemSchema, setting: string): Promise<ReferenceResolutionResult> {
   const handling = setting === UnresolvedReferenceHandling.Error || setting === UnresolvedReferenceHandling.Ignore ? setting : UnresolvedReferenceHandling.Warn;
-  const attributes = schema.objectTypes.flatMap((t) => t.attributes.filter((a) => a.type === 'Reference').map((a) => ({ attributeId: a.id, objectTypeId: t.id })));
+  const attributes = schema.objectTypes.flatMap((t) => t.attributes.filter((a) => a.type === AttributeDataType.Reference).map((a) => ({ attributeId: a.id, objectTypeId: t.id })));
   const result: ReferenceResolutionResult = { changed: 0, unresolved: 0 };
   if (!attributes.length) return result;
   const targetTypeIds = schema.objectTypes.filter((t) => t.externalId).map((t) => t.id);

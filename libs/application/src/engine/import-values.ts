@@ -1,4 +1,4 @@
-import { normaliseDateTime } from '@meridian/domain';
+import { AttributeDataType, normaliseDateTime } from '@meridian/domain';
 import type { ConnectorAttributeType } from '@meridian/connectors';
 
 /** A value as the connector space stores it (JSONB): text, number or boolean. */
@@ -26,7 +26,7 @@ export function toStoredValue(type: ConnectorAttributeType, raw: unknown): Conve
     case 'String':
       if (typeof raw === 'boolean') return String(raw);
       return typeof raw === 'string' ? raw : typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : undefined;
-    case 'Reference':
+    case AttributeDataType.Reference:
       // A numeric foreign key is still a reference by its text.
       return typeof raw === 'string' ? raw : typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : undefined;
     case 'Binary':

@@ -1,5 +1,5 @@
 import {
-  computeMetaverseAttributes, ConnectorSpaceObjectStatus, Contributor, decideDeletion, displayNameFrom, EngineAttribute, evaluateExport, evaluateScoping,
+  AttributeDataType, computeMetaverseAttributes, MetaverseObjectOrigin, OutboundDeprovisionAction, ConnectorSpaceObjectStatus, Contributor, decideDeletion, displayNameFrom, EngineAttribute, evaluateExport, evaluateScoping,
   ExecutionErrorType, ExportRuleDef, ImportRuleDef, InboundOutOfScopeAction, JoinType, matchingValues, ObjectChangeType, PendingExportChangeType,
   StoredMetaverseAttributes, SyncOutcome, ValueView,
 } from '@meridian/domain';
@@ -120,7 +120,7 @@ export class SyncPage {
     const deleted: string[] = [];
     for (const id of ids) {
       const mvo = this.mvos.get(id);
-      if (!mvo || mvo.row.origin === 'Internal') continue;
+      if (!mvo || mvo.row.origin === MetaverseObjectOrigin.Internal) continue;
       mvo.deleted = true;
       deleted.push(id);
       this.ctx.counters.totalDeleted++;
@@ -290,7 +290,7 @@ export class SyncPage {
     if (!projecting) return;
     target = uuidV7();
     this.mvos.set(target, {
-      row: { id: target, typeId: projecting.mvObjectTypeId, origin: 'Projected', displayName: null, attributes: {}, lastConnectorDisconnectedDate: null, deletionEligibleDate: null },
+      row: { id: target, typeId: projecting.mvObjectTypeId, origin: MetaverseObjectOrigin.Projected, displayName: null, attributes: {}, lastConnectorDisconnectedDate: null, deletionEligibleDate: null },
       isNew: true, attributes: {}, joinsChanged: true, attributesChanged: true, leaving: [], deleted: false, source: cso.id,
     });
     this.joins.set(target, []);
@@ -340,7 +340,7 @@ export class SyncPage {
     let deferredRefs = false;
     const values = (attributeId: number): readonly unknown[] => {
       const attr = attrs.get(attributeId);
-      if (attr?.type === 'Reference') {
+      if (attr?.type === AttributeDataType.Reference) {
         const refs = cso.resolvedReferences?.[String(attributeId)] ?? [];
         const out: string[] = [];
         for (const r of refs) {
@@ -438,7 +438,7 @@ export class SyncPage {
       this.deleteCsos.add(cso.id);
       return;
     }
-    if (rule?.deprovisionAction === 'Delete') {
+    if (rule?.deprovisionAction === OutboundDeprovisionAction.Delete) {
       this.stageDelete(cso);
       if (source) this.outcome(source, SyncOutcome.PendingExportCreated);
     } else {
@@ -503,7 +503,7 @@ export class SyncPage {
 
   /** Values the target holds; reference attributes as the metaverse objects their targets are joined to. */
   private targetValues(cso: SyncCso, attributeId: number, attrs: ReadonlyMap<number, EngineAttribute>): readonly unknown[] {
-    if (attrs.get(attributeId)?.type === 'Reference') {
+    if (attrs.get(attributeId)?.type === AttributeDataType.Reference) {
       return (cso.resolvedReferences?.[String(attributeId)] ?? []).map((r) => (r ? this.csoToMvo.get(r) ?? null : null)).filter((x) => x);
     }
     return cso.attributes[String(attributeId)] ?? [];

@@ -1,4 +1,7 @@
-import { ConnectorSpaceObjectStatus, PendingExportChangeType, PendingExportStatus, StoredMetaverseAttributes } from '@meridian/domain';
+import {
+  AttributeDataType, ConnectorSpaceObjectStatus, JoinType, MetaverseObjectOrigin, MetaverseObjectStatus, PendingExportChangeType, PendingExportStatus,
+  StoredMetaverseAttributes,
+} from '@meridian/domain';
 import type { BulkSession } from './bulk-session';
 
 /** A connector space object as synchronisation reads it. */
@@ -88,7 +91,7 @@ const MVO_COLUMNS = `id, type_id AS "typeId", origin, display_name AS "displayNa
   last_connector_disconnected_date AS "lastConnectorDisconnectedDate", deletion_eligible_date AS "deletionEligibleDate"`;
 
 /** Lookup rows hold indexed attributes and every reference (so referrers of a deleted object are found by index). */
-const LOOKUP_ATTRIBUTES = `(a.is_indexed OR a.type = 'Reference')`;
+const LOOKUP_ATTRIBUTES = `(a.is_indexed OR a.type = '${AttributeDataType.Reference}')`;
 
 /**
  * The SQL of a synchronisation run (DOMAIN.md §2.2): keyset pages of one system's connector space,
@@ -181,7 +184,7 @@ export class SyncStore {
   async referrers(targetIds: readonly string[]): Promise<string[]> {
     if (!targetIds.length) return [];
     const rows = await this.s.rows<{ id: string }>(
-      `SELECT DISTINCT l.object_id AS id FROM metaverse_object_lookup l JOIN metaverse_attribute a ON a.id = l.attribute_id AND a.type = 'Reference'
+      `SELECT DISTINCT l.object_id AS id FROM metaverse_object_lookup l JOIN metaverse_attribute a ON a.id = l.attribute_id AND a.type = '${AttributeDataType.Reference}'
         WHERE l.value_normalised = ANY($1::text[])`, [targetIds.map((t) => t.toLowerCase())]);
     return rows.map((r) => r.id);
   }
@@ -194,7 +197,7 @@ export class SyncStore {
   async insertMetaverseObjects(objects: readonly NewMetaverseObject[]): Promise<void> {
     if (!objects.length) return;
     await this.s.copy('metaverse_object', ['id', 'type_id', 'origin', 'status', 'display_name', 'attributes', 'last_updated'],
-      objects.map((o) => [o.id, o.typeId, 'Projected', 'Normal', o.displayName, o.attributes, new Date()]));
+      objects.map((o) => [o.id, o.typeId, MetaverseObjectOrigin.Projected, MetaverseObjectStatus.Normal, o.displayName, o.attributes, new Date()]));
   }
 
   async updateMetaverseObjects(objects: readonly MetaverseObjectUpdate[]): Promise<void> {
@@ -268,7 +271,7 @@ export class SyncStore {
     if (!objects.length) return;
     await this.s.copy('connected_system_object',
       ['id', 'connected_system_id', 'object_type_id', 'display_name', 'status', 'metaverse_object_id', 'join_type', 'sync_pending'],
-      objects.map((o) => [o.id, o.connectedSystemId, o.objectTypeId, o.displayName, ConnectorSpaceObjectStatus.PendingProvisioning, o.metaverseObjectId, 'Provisioned', false]));
+      objects.map((o) => [o.id, o.connectedSystemId, o.objectTypeId, o.displayName, ConnectorSpaceObjectStatus.PendingProvisioning, o.metaverseObjectId, JoinType.Provisioned, false]));
   }
 
   async insertPendingExports(exports: readonly NewPendingExport[]): Promise<void> {
@@ -313,7 +316,7 @@ export class SyncStore {
   /** Expired pending deletions (grace period passed), oldest first. */
   async expiredPendingDeletions(limit: number): Promise<string[]> {
     const rows = await this.s.rows<{ id: string }>(
-      `SELECT id FROM metaverse_object WHERE last_connector_disconnected_date IS NOT NULL AND deletion_eligible_date <= now() AND origin <> 'Internal'
+      `SELECT id FROM metaverse_object WHERE last_connector_disconnected_date IS NOT NULL AND deletion_eligible_date <= now() AND origin <> '${MetaverseObjectOrigin.Internal}'
         ORDER BY deletion_eligible_date LIMIT $1`, [limit]);
     return rows.map((r) => r.id);
   }
