@@ -1,7 +1,8 @@
 import { Queue } from 'bullmq';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { JOB_DEFINITIONS } from './job-options';
-import { JobName } from './job-names';
+import { HOUSEKEEPING_EVERY_MS, JOB_DEFINITIONS } from './job-options';
+import { JobName, MERIDIAN_QUEUE, RUNS_QUEUE } from './job-names';
+import { JobQueue } from './job-queue.service';
 import { redisConnection } from './redis-connection';
 
 describe('job definitions', () => {
@@ -9,12 +10,43 @@ describe('job definitions', () => {
     for (const name of Object.values(JobName)) {
       const def = JOB_DEFINITIONS[name];
       expect(def).toBeDefined();
+      if (name === JobName.Housekeeping) {
+        // A repeatable job with no payload: one fixed scheduler id, whatever the repetition.
+        expect(def.jobId({} as never)).toBe('housekeeping');
+        continue;
+      }
       const id = randomUUID();
       const payload = { probeId: id, activityId: id } as never;
       expect(def.jobId(payload)).toBe(def.jobId(payload));
       expect(def.jobId(payload)).toContain(id);
       expect(def.jobId(payload)).not.toContain(':');
       expect(def.options.removeOnComplete).toBeTruthy();
+    }
+  });
+
+  it('put run profiles on their own queue, so long runs never starve deletions and housekeeping', () => {
+    expect(JOB_DEFINITIONS[JobName.RunProfile].queue).toBe(RUNS_QUEUE);
+    expect(JOB_DEFINITIONS[JobName.DeleteConnectedSystem].queue).toBe(MERIDIAN_QUEUE);
+    expect(JOB_DEFINITIONS[JobName.Housekeeping].queue).toBe(MERIDIAN_QUEUE);
+  });
+
+  it('schedule housekeeping once however many workers ask (real Redis)', async () => {
+    const prefix = `meridian-test-${randomBytes(6).toString('hex')}`;
+    const connection = redisConnection(process.env.MERIDIAN_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const jobs = new Queue(MERIDIAN_QUEUE, { prefix, connection });
+    const runs = new Queue(RUNS_QUEUE, { prefix, connection });
+    try {
+      const queue = new JobQueue(jobs, runs);
+      await queue.scheduleHousekeeping();
+      await queue.scheduleHousekeeping();
+      const schedulers = await jobs.getJobSchedulers();
+      expect(schedulers).toHaveLength(1);
+      expect(schedulers[0]).toMatchObject({ key: 'housekeeping', name: JobName.Housekeeping, every: HOUSEKEEPING_EVERY_MS });
+    } finally {
+      await jobs.obliterate({ force: true });
+      await runs.obliterate({ force: true });
+      await jobs.close();
+      await runs.close();
     }
   });
 
