@@ -312,10 +312,11 @@ export class ImportStore {
               WHERE x.n = 0 AND t.connected_system_id = $1 AND t.secondary_external_id IS NOT NULL AND lower(t.secondary_external_id) = lower(r.val)
                 AND t.status <> '${ConnectorSpaceObjectStatus.Obsolete}') y),
        docs AS (
-         SELECT b.id, (SELECT jsonb_object_agg(q.attribute_id::text, q.targets) FROM (
-                  SELECT m.attribute_id, jsonb_agg(to_jsonb(m.target) ORDER BY m.ord) AS targets
-                    FROM matched m WHERE m.id = b.id GROUP BY m.attribute_id) q) AS doc
-           FROM batch b),
+         SELECT b.id, d.doc FROM batch b LEFT JOIN (
+           SELECT q.id, jsonb_object_agg(q.attribute_id::text, q.targets) AS doc FROM (
+             SELECT m.id, m.attribute_id, jsonb_agg(to_jsonb(m.target) ORDER BY m.ord) AS targets
+               FROM matched m GROUP BY m.id, m.attribute_id) q
+            GROUP BY q.id) d ON d.id = b.id),
        changed AS (
          UPDATE connected_system_object c SET resolved_references = coalesce(d.doc, '{}'::jsonb),
                 sync_pending = c.sync_pending OR c.resolved_references IS DISTINCT FROM d.doc AND d.doc IS NOT NULL, last_updated = now()
