@@ -229,7 +229,7 @@ export class SyncStore {
     await this.s.copy('meridian_mvo_lookup', ['attribute_id', 'value', 'object_id'], rows);
     await this.s.count(
       `INSERT INTO metaverse_object_lookup (attribute_id, value_normalised, object_id)
-       SELECT attribute_id, left(lower(value), 512), object_id FROM meridian_mvo_lookup ON CONFLICT DO NOTHING`);
+       SELECT DISTINCT attribute_id, left(lower(value), 512), object_id FROM meridian_mvo_lookup`);
   }
 
   async deleteMetaverseObjects(ids: readonly string[]): Promise<number> {
