@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ActivityTargetType, DomainError } from '@meridian/domain';
-import { ActivityEntity } from '@meridian/persistence';
+import { ActivityEntity, RunCounters } from '@meridian/persistence';
 import { DataSource } from 'typeorm';
 
 export interface ActivityRunPhase {
@@ -9,21 +9,8 @@ export interface ActivityRunPhase {
   seconds: number;
 }
 
-/** Every counter of a run-profile activity (spec 2.4 summary counters). */
-export interface ActivityRunTotals {
-  totalAdded: number;
-  totalUpdated: number;
-  totalDeleted: number;
-  totalProjected: number;
-  totalJoined: number;
-  totalAttributeFlows: number;
-  totalDisconnected: number;
-  totalProvisioned: number;
-  totalExported: number;
-  totalDeprovisioned: number;
-  totalPendingExports: number;
-  totalErrors: number;
-}
+/** Every counter of a run-profile activity (spec 2.4 summary counters), as the runners keep them. */
+export type ActivityRunTotals = RunCounters;
 
 /** GET /activities/{id}/stats: progress, the runner's timings, and the execution items aggregated. */
 export interface ActivityRunStatsView {
