@@ -187,9 +187,11 @@ export class SyncPage {
       });
       this.joins.set(row.id, []);
     }
-    for (const cso of await this.store.joinedObjects(wanted)) {
-      const own = this.states.get(cso.id)?.cso ?? cso;
-      this.joins.get(cso.metaverseObjectId!)?.push(own);
+    // The page's own joined objects are in hand; only the other systems' are read.
+    const wantedSet = new Set(wanted);
+    const inHand = [...this.states.values()].map((s) => s.cso).filter((c) => c.metaverseObjectId && wantedSet.has(c.metaverseObjectId));
+    for (const cso of [...inHand, ...await this.store.joinedObjects(wanted, inHand.map((c) => c.id))]) {
+      this.joins.get(cso.metaverseObjectId!)?.push(cso);
       this.csoToMvo.set(cso.id, cso.metaverseObjectId);
     }
   }

@@ -146,10 +146,12 @@ export class SyncStore {
     return this.s.rows<SyncMvo>(`SELECT ${MVO_COLUMNS} FROM metaverse_object WHERE id = ANY($1::uuid[])`, [ids]);
   }
 
-  /** Every connector space object joined to the given metaverse objects (all systems). */
-  async joinedObjects(metaverseObjectIds: readonly string[]): Promise<SyncCso[]> {
+  /** Every connector space object joined to the given metaverse objects (all systems), except those already in hand. */
+  async joinedObjects(metaverseObjectIds: readonly string[], except: readonly string[] = []): Promise<SyncCso[]> {
     if (!metaverseObjectIds.length) return [];
-    return this.s.rows<SyncCso>(`SELECT ${CSO_COLUMNS} FROM connected_system_object WHERE metaverse_object_id = ANY($1::uuid[])`, [metaverseObjectIds]);
+    return this.s.rows<SyncCso>(
+      `SELECT ${CSO_COLUMNS} FROM connected_system_object WHERE metaverse_object_id = ANY($1::uuid[]) AND NOT (id = ANY($2::uuid[]))`,
+      [metaverseObjectIds, except]);
   }
 
   /** The unexported pending exports of the given objects. */
