@@ -134,9 +134,7 @@ export class ActivityExecutionItemEntity {
   @Column({ type: 'uuid' })
   activityId: string;
 
-  @ManyToOne(() => ActivityEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'activity_id', foreignKeyConstraintName: 'activity_execution_item_activity_id_fkey' })
-  activity?: ActivityEntity;
+  // No foreign key (items are written in bulk, one per object): a statement trigger deletes them with their activity.
 
   /** Insertion order within the activity, for stable keyset paging. */
   @Column({ type: 'bigint', generated: 'increment' })

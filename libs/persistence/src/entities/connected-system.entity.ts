@@ -182,17 +182,9 @@ export class ConnectedSystemObjectEntity {
   @Column({ type: 'int' })
   objectTypeId: number;
 
-  /**
-   * One foreign key for both columns: the object type must belong to the object's system, and an
-   * imported row costs one referential check instead of two (ADR 0003). Deleting a system deletes
-   * its object types and, through this key, their objects.
-   */
-  @ManyToOne(() => ConnectedSystemObjectTypeEntity, { onDelete: 'CASCADE' })
-  @JoinColumn([
-    { name: 'connected_system_id', referencedColumnName: 'connectedSystemId', foreignKeyConstraintName: 'cso_object_type_fkey' },
-    { name: 'object_type_id', referencedColumnName: 'id', foreignKeyConstraintName: 'cso_object_type_fkey' },
-  ])
-  objectType?: ConnectedSystemObjectTypeEntity;
+  // No foreign keys on the object type or the metaverse object: the engine writes these rows in bulk, and
+  // statement triggers delete them with their object type and unjoin them from a deleted metaverse object
+  // (migration 1764100000000-engine).
 
   @Column({ type: 'text', nullable: true })
   externalId: string | null;
@@ -217,10 +209,6 @@ export class ConnectedSystemObjectEntity {
 
   @Column({ type: 'uuid', nullable: true })
   metaverseObjectId: string | null;
-
-  @ManyToOne('MetaverseObjectEntity', { onDelete: 'SET NULL' })
-  @JoinColumn({ name: 'metaverse_object_id', foreignKeyConstraintName: 'cso_metaverse_object_fkey' })
-  metaverseObject?: unknown;
 
   /** Set by every import write, cleared by the synchronisation that processed the object (delta sync). */
   @Column({ type: 'boolean', default: true })

@@ -1,6 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import { ActivityEntity } from './activity.entity';
-import { ConnectedSystemEntity, ConnectedSystemObjectEntity } from './connected-system.entity';
 
 /** One attribute change of a pending export: attribute id, operation and values. */
 export interface StoredAttributeChange {
@@ -12,7 +11,10 @@ export interface StoredAttributeChange {
   mv?: string[];
 }
 
-/** A staged change for one connector space object (DOMAIN.md §1, §2.3). */
+/**
+ * A staged change for one connector space object (DOMAIN.md §1, §2.3). No foreign keys (written in bulk):
+ * statement triggers delete pending exports with their object or connected system.
+ */
 @Entity('pending_export')
 @Index('uq_pending_export_open', { synchronize: false })
 @Index('ix_pending_export_cso', ['connectedSystemObjectId'])
@@ -24,16 +26,8 @@ export class PendingExportEntity {
   @Column({ type: 'int' })
   connectedSystemId: number;
 
-  @ManyToOne(() => ConnectedSystemEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'connected_system_id', foreignKeyConstraintName: 'pending_export_connected_system_fkey' })
-  connectedSystem?: ConnectedSystemEntity;
-
   @Column({ type: 'uuid' })
   connectedSystemObjectId: string;
-
-  @ManyToOne(() => ConnectedSystemObjectEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'connected_system_object_id', foreignKeyConstraintName: 'pending_export_cso_fkey' })
-  connectedSystemObject?: ConnectedSystemObjectEntity;
 
   /** `Create`, `Update` or `Delete`. */
   @Column({ type: 'varchar', length: 10 })

@@ -146,15 +146,8 @@ export class MetaverseObjectLookupEntity {
   @PrimaryColumn({ type: 'text' })
   valueNormalised: string;
 
+  /** No foreign keys (bulk inserts skip the per-row check): a statement trigger deletes rows with their object or attribute. */
   @Index('ix_metaverse_object_lookup_object')
   @PrimaryColumn({ type: 'uuid' })
   objectId: string;
-
-  @ManyToOne(() => MetaverseAttributeEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'attribute_id', foreignKeyConstraintName: 'metaverse_object_lookup_attribute_id_fkey' })
-  attribute?: MetaverseAttributeEntity;
-
-  @ManyToOne(() => MetaverseObjectEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'object_id', foreignKeyConstraintName: 'metaverse_object_lookup_object_id_fkey' })
-  object?: MetaverseObjectEntity;
 }
