@@ -2,7 +2,9 @@ import { INestApplicationContext } from '@nestjs/common';
 import { HousekeepingService, RunProfileExecutor } from '@meridian/application';
 import { closeLogger, createServiceLogger, loadConfig, Logger } from '@meridian/platform';
 import { createTestDatabase, createTestEnvironment, TestDatabase, TestEnvironment } from '@meridian/testing';
+import { BulkSession, StatisticsStore } from '@meridian/persistence';
 import { Client } from 'pg';
+import { DataSource } from 'typeorm';
 import { createWorker } from '../../src/bootstrap';
 import { SyncSeed } from './sync-seed';
 
@@ -93,6 +95,26 @@ describe('run lifecycle', () => {
     expect(Number((await one(`SELECT count(*) FROM metaverse_object`)).count)).toBe(3000);
     expect(Number((await one(`SELECT count(*) FROM connected_system_object WHERE metaverse_object_id IS NULL`)).count)).toBe(0);
     expect((await activity(id)).status).toBe('Cancelled');
+  });
+
+  it('analyses the engine tables that bulk writes made stale before a run plans its pages, and runs without JIT', async () => {
+    const ds = worker.get(DataSource);
+    expect((await ds.query('SHOW jit'))[0].jit).toBe('off');
+    const stats = () => one<{ changed: string; analysed: string }>(
+      `SELECT n_mod_since_analyze AS changed, analyze_count AS analysed FROM pg_stat_user_tables WHERE relname = 'connected_system_object'`);
+    // A bulk write the planner has not seen (autovacuum is not relied on), made visible to the statistics at once.
+    await pg.query(`UPDATE connected_system_object SET last_updated = now() WHERE connected_system_id = $1`, [system.id]);
+    await pg.query('SELECT pg_stat_force_next_flush()');
+    for (let i = 0; i < 100 && Number((await stats()).changed) < 3000; i++) await new Promise((r) => setTimeout(r, 100));
+    const before = await stats();
+    expect(Number(before.changed)).toBeGreaterThanOrEqual(3000);
+    const id = await seed.activity(system.id, system.profiles.FullSynchronisation, 'FullSynchronisation');
+    expect(await executor.execute(id, 'test')).toEqual({ state: 'done', status: 'Complete' });
+    expect(Number((await stats()).analysed)).toBe(Number(before.analysed) + 1);
+    expect((await activity(id)).execution_stats.phases.map((p: { name: string }) => p.name)).toContain('statistics');
+    // Fresh statistics (nothing written since): nothing to analyse.
+    await pg.query(`ANALYZE connected_system_object`);
+    expect(await BulkSession.with(ds, (session) => new StatisticsStore(session).refresh(['connected_system_object']))).toEqual([]);
   });
 
   it('reaps a run whose worker stopped heart-beating and releases its locks', async () => {

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DomainError, ObjectChangeType, RunType, SettingKeys, SyncOutcome } from '@meridian/domain';
 import { ConnectorCapabilities, ConnectorContext, ConnectorRegistry, ImportPage, ImportSession } from '@meridian/connectors';
-import { ConnectedSystemEntity, ImportOutcome, ImportSeenRecord, ImportStore } from '@meridian/persistence';
+import { ConnectedSystemEntity, ImportOutcome, ImportSeenRecord, ImportStore, StatisticsStore } from '@meridian/persistence';
 import { Logger, LOGGER } from '@meridian/platform';
 import { DataSource } from 'typeorm';
 import { describeError } from '../connected-systems/connected-system-schema.service';
@@ -77,6 +77,8 @@ export class ImportRunner implements EngineRunner {
       mode, watermark: mode === 'Delta' ? system.deltaWatermark : null, pageSize: ctx.info.pageSize,
     }));
     const identified = await ctx.phase('read', () => this.importPages(ctx, store, schema, session, connectorContext));
+    // What the pages wrote changes the row counts the set-based steps below are planned with.
+    await ctx.phase('statistics', () => new StatisticsStore(ctx.session).refresh(['connected_system_object', 'pending_export']));
     if (mode === 'Full') await ctx.phase('obsolete', () => this.obsoleteUnseen(ctx, store, schema, identified));
     await ctx.phase('references', () => resolveImportReferences(ctx, store, schema, system.unresolvedReferenceHandling));
     const maxRetries = Number(await this.settings.effective(SettingKeys.ExportMaxRetries));

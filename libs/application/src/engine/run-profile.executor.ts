@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ActivityStatus, DomainError, parseRunType, RunType, SettingKeys } from '@meridian/domain';
 import {
-  BulkSession, ConnectedSystemEntity, connectedSystemLockKey, metaverseLockKey, RunLockStore, RunStore,
+  BulkSession, ConnectedSystemEntity, connectedSystemLockKey, metaverseLockKey, RunLockStore, RunStore, StatisticsStore,
 } from '@meridian/persistence';
 import { Logger, LOGGER } from '@meridian/platform';
 import { DataSource } from 'typeorm';
@@ -76,6 +76,8 @@ export class RunProfileExecutor {
       heartbeat.unref();
       try {
         if (!runner) throw DomainError.badRequest(`No runner for ${runType}.`);
+        // Statistics that earlier runs made stale (bulk writes) are refreshed before this run plans its pages.
+        await ctx.phase('statistics', () => new StatisticsStore(session).refresh());
         const summary = await runner.run(ctx, system);
         const status = await runs.finish(activityId, {
           status: ctx.outcomeStatus(), objectsProcessed: ctx.processed, objectsToProcess: ctx.toProcess ?? ctx.processed, counters: ctx.counters,

@@ -49,7 +49,7 @@ export interface StagedExportResult {
   externalId: string | null;
   secondaryExternalId: string | null;
   error: string | null;
-  /** The changes written (stored form; reference values as the identifiers sent, `mv` kept). */
+  /** The changes written (stored form; reference values as the identifiers sent, `mv` kept). Staged only when not confirmed: only the confirming import needs them. */
   sent: StoredAttributeChange[];
   /** Changes held back (references whose targets have no identifier yet); null when none. */
   deferred: StoredAttributeChange[] | null;
@@ -98,7 +98,7 @@ const RESULT_COLUMNS = ['pe_id', 'cso_id', 'change_type', 'fingerprint', 'error_
 const RESULTS_DDL = `pe_id uuid PRIMARY KEY, cso_id uuid NOT NULL, change_type text NOT NULL, fingerprint text NOT NULL, error_count int NOT NULL,
   object_type_id int, object_type text, display_name text, metaverse_object_id uuid,
   success boolean NOT NULL, confirmed boolean NOT NULL, external_id text, secondary_external_id text, error text,
-  sent jsonb NOT NULL, deferred jsonb, attributes_set jsonb NOT NULL, attributes_unset jsonb NOT NULL, references_set jsonb NOT NULL, references_unset jsonb NOT NULL,
+  sent jsonb, deferred jsonb, attributes_set jsonb NOT NULL, attributes_unset jsonb NOT NULL, references_set jsonb NOT NULL, references_unset jsonb NOT NULL,
   current boolean NOT NULL DEFAULT false`;
 
 const PENDING = `'${PendingExportStatus.Pending}'`;
@@ -137,9 +137,11 @@ export class ExportStore {
               md5(p.attribute_changes::text) AS fingerprint, p.error_count AS "errorCount",
               c.object_type_id AS "objectTypeId", c.external_id AS "externalId", c.secondary_external_id AS "secondaryExternalId",
               c.status, c.display_name AS "displayName", c.metaverse_object_id AS "metaverseObjectId",
-              (SELECT coalesce(jsonb_object_agg(k, c.attributes -> k), '{}') FROM (${TOUCHED}) t WHERE c.attributes ? k) AS current,
-              (SELECT coalesce(jsonb_object_agg(k, c.resolved_references -> k), '{}') FROM (${TOUCHED}) t
-                WHERE coalesce(c.resolved_references ? k, false)) AS "currentReferences"
+              CASE WHEN c.attributes = '{}'::jsonb THEN '{}'::jsonb
+                   ELSE (SELECT coalesce(jsonb_object_agg(k, c.attributes -> k), '{}') FROM (${TOUCHED}) t WHERE c.attributes ? k) END AS current,
+              CASE WHEN c.resolved_references IS NULL OR c.resolved_references = '{}'::jsonb THEN '{}'::jsonb
+                   ELSE (SELECT coalesce(jsonb_object_agg(k, c.resolved_references -> k), '{}') FROM (${TOUCHED}) t
+                          WHERE c.resolved_references ? k) END AS "currentReferences"
          FROM pending_export p JOIN connected_system_object c ON c.id = p.connected_system_object_id
         WHERE ${DUE} AND p.id > coalesce($2::uuid, '00000000-0000-0000-0000-000000000000'::uuid)
         ORDER BY p.id LIMIT $3`, [systemId, after, limit]);
@@ -160,7 +162,7 @@ export class ExportStore {
   async stage(results: readonly StagedExportResult[]): Promise<void> {
     if (!results.length) return;
     await this.s.copy(RESULTS, RESULT_COLUMNS, results.map((r) => [r.pendingExportId, r.csoId, r.changeType, r.fingerprint, r.errorCount, r.objectTypeId,
-      r.objectType, r.displayName, r.metaverseObjectId, r.success, r.confirmed, r.externalId, r.secondaryExternalId, r.error, r.sent, r.deferred,
+      r.objectType, r.displayName, r.metaverseObjectId, r.success, r.confirmed, r.externalId, r.secondaryExternalId, r.error, r.confirmed ? null : r.sent, r.deferred,
       r.attributesSet, r.attributesUnset, r.referencesSet, r.referencesUnset]));
   }
 

@@ -5,3 +5,4 @@ export * from './execution-item.store';
 export * from './sync.store';
 export * from './import.store';
 export * from './export.store';
+export * from './statistics.store';
