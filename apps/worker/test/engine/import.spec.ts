@@ -434,15 +434,29 @@ describe('import (worker)', () => {
       const s = await f.connectedSystem({ connectorType: connector.type });
       const full = await f.runProfile(s.systemId, RunType.FullImport, { pageSize: 5 });
       const activityId = await f.queueRun(s.systemId, full);
+      // The cancellation is requested while the second page is written (the third is read ahead meanwhile);
+      // the run sees it at the end of the second page, once the request is committed.
+      let requested!: () => void;
+      const cancelRequested = new Promise<void>((resolve) => { requested = resolve; });
       connector.script = () => ({
         pages: [
           { objects: users(1, 5) },
-          { objects: users(6, 10), before: async () => { await f.pg.query(`UPDATE activity SET cancel_requested = true WHERE id = $1`, [activityId]); } },
-          { objects: users(11, 15) },
+          { objects: users(6, 10) },
+          { objects: users(11, 15), before: async () => {
+            await f.pg.query(`UPDATE activity SET cancel_requested = true WHERE id = $1`, [activityId]);
+            requested();
+          } },
         ],
         watermark: 'never-saved',
       });
+      const pageDone = RunContext.prototype.pageDone;
+      let pagesDone = 0;
+      const spy = jest.spyOn(RunContext.prototype, 'pageDone').mockImplementation(async function (this: RunContext, objects: number, force?: boolean) {
+        if (++pagesDone === 2) await cancelRequested;
+        return pageDone.call(this, objects, force);
+      });
       const a = await f.execute(activityId);
+      spy.mockRestore();
       expect(a).toMatchObject({ status: ActivityStatus.Cancelled, total_added: 10, objects_processed: 10 });
       expect(await f.items(a.id)).toHaveLength(10);
       expect((await f.objects(s.systemId)).size).toBe(10);

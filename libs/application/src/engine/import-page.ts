@@ -1,6 +1,6 @@
 import { ExecutionErrorType } from '@meridian/domain';
 import type { ImportPage } from '@meridian/connectors';
-import type { ConnectorSpaceObjectInput } from '@meridian/persistence';
+import { ConnectorSpaceObjectInput, connectorSpaceContent } from '@meridian/persistence';
 import { convertAttribute, describeRaw, StoredValue } from './import-values';
 import type { SchemaAttribute, SchemaObjectType, SystemSchema } from './system-schema';
 
@@ -45,8 +45,19 @@ interface TypePlan {
   secondaryExternalId: SchemaAttribute | null;
   displayName: SchemaAttribute | null;
   /** Attribute name as the connector spells it → selected attribute (null: not selected). Filled as names are met. */
-  byName: Map<string, SchemaAttribute | null>;
+  byName: Map<string, PlannedAttribute | null>;
 }
+
+interface PlannedAttribute {
+  attribute: SchemaAttribute;
+  /** The attribute's key in the stored document (its id as text). */
+  key: string;
+  /** Text is stored as it is (String, Reference, Binary): a non-empty text value needs no conversion. */
+  textAsIs: boolean;
+}
+
+const TEXT_AS_IS = new Set<string>(['String', 'Reference', 'Binary']);
+const planned = (attribute: SchemaAttribute): PlannedAttribute => ({ attribute, key: String(attribute.id), textAsIs: TEXT_AS_IS.has(attribute.type) });
 
 /** Attribute names that give a connector space object its display name, in order of preference. */
 const DISPLAY_NAME_ATTRIBUTES = ['displayname', 'display name', 'cn', 'commonname', 'name', 'fullname'];
@@ -69,7 +80,7 @@ export class ImportPagePreparer {
       const displayName = DISPLAY_NAME_ATTRIBUTES.map((n) => type.byName.get(n)).find((a) => a && a.type === 'String') ?? null;
       this.plans.set(type.id, {
         type, externalId: type.externalId, secondaryExternalId: type.secondaryExternalId, displayName,
-        byName: new Map(type.attributes.map((a) => [a.name, a])),
+        byName: new Map(type.attributes.map((a) => [a.name, planned(a)])),
       });
     }
   }
@@ -130,11 +141,19 @@ export class ImportPagePreparer {
     const attributes: Record<string, StoredValue[]> = {};
     const valueErrors: ImportProblem[] = [];
     const invalid: string[] = [];
-    for (const [name, value] of Object.entries(raw.attributes ?? {})) {
-      const attribute = this.attribute(plan, name);
-      if (!attribute) continue;
+    const rawAttributes = raw.attributes ?? {};
+    for (const name of Object.keys(rawAttributes)) {
+      const value = rawAttributes[name];
+      const entry = this.attribute(plan, name);
+      if (!entry) continue;
+      // The common case, a single text value of a text type, is its own storage form (as convertAttribute would give).
+      if (entry.textAsIs && typeof value === 'string') {
+        if (value !== '') attributes[entry.key] = [value];
+        continue;
+      }
+      const { attribute } = entry;
       const converted = convertAttribute(attribute.type, attribute.plurality === 'Multi', value);
-      if (converted.values.length) attributes[String(attribute.id)] = converted.values;
+      if (converted.values.length) attributes[entry.key] = converted.values;
       if (converted.tooMany) {
         invalid.push(attribute.name);
         valueErrors.push(this.valueProblem(type, `Attribute "${attribute.name}" is single-valued but ${Array.isArray(value) ? value.length : 'several'} values were given; the object is imported without it${where}.`));
@@ -161,24 +180,26 @@ export class ImportPagePreparer {
       p.externalId = externalId;
       p.displayName = displayName;
     }
-    return {
-      type, externalId, displayName, source: raw.source ?? null, change: raw.change === 'Delete' ? 'Delete' : 'Upsert', valueErrors,
-      input: {
-        connectedSystemId: this.schema.system.id, objectTypeId: type.id, externalId, displayName,
-        secondaryExternalId: plan.secondaryExternalId ? textOf(attributes[String(plan.secondaryExternalId.id)]?.[0]) : null,
-        attributes,
-      },
+    const change = raw.change === 'Delete' ? 'Delete' : 'Upsert';
+    const input: ConnectorSpaceObjectInput = {
+      connectedSystemId: this.schema.system.id, objectTypeId: type.id, externalId, displayName,
+      secondaryExternalId: plan.secondaryExternalId ? textOf(attributes[String(plan.secondaryExternalId.id)]?.[0]) : null,
+      attributes,
     };
+    // Worked out once here (while the previous page is being written), used by the writer to compare and to insert.
+    if (change === 'Upsert') input.content = connectorSpaceContent(input);
+    return { type, externalId, displayName, source: raw.source ?? null, change, valueErrors, input };
   }
 
   /** The selected attribute a connector's attribute name denotes (names compare case-insensitively), cached per spelling. */
-  private attribute(plan: TypePlan, name: string): SchemaAttribute | null {
-    let attribute = plan.byName.get(name);
-    if (attribute === undefined) {
-      attribute = plan.type.byName.get(name.toLowerCase()) ?? null;
-      plan.byName.set(name, attribute);
+  private attribute(plan: TypePlan, name: string): PlannedAttribute | null {
+    let entry = plan.byName.get(name);
+    if (entry === undefined) {
+      const attribute = plan.type.byName.get(name.toLowerCase());
+      entry = attribute ? planned(attribute) : null;
+      plan.byName.set(name, entry);
     }
-    return attribute;
+    return entry;
   }
 
   private valueProblem(type: SchemaObjectType, message: string): ImportProblem {

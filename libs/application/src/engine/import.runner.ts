@@ -2,7 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DomainError, ObjectChangeType, RunType, SettingKeys, SyncOutcome } from '@meridian/domain';
 import { ConnectorCapabilities, ConnectorContext, ConnectorRegistry, ImportPage, ImportSession } from '@meridian/connectors';
-import { ConnectedSystemEntity, ImportOutcome, ImportSeenRecord, ImportStore, StatisticsStore } from '@meridian/persistence';
+import {
+  ConnectedSystemEntity, ConnectorSpaceObjectInput, ExistingConnectorSpaceObject, ImportClaimKey, ImportOutcome, ImportSeenKey, ImportSeenRecord, ImportStore,
+  planConnectorSpaceBatch, StatisticsStore,
+} from '@meridian/persistence';
 import { Logger, LOGGER } from '@meridian/platform';
 import { DataSource } from 'typeorm';
 import { describeError } from '../connected-systems/connected-system-schema.service';
@@ -11,7 +14,7 @@ import { ConnectorContextFactory } from '../connected-systems/connector-context.
 import { SettingsService } from '../settings/settings.service';
 import { EngineRunner } from './engine-runner';
 import { confirmExports } from './import-confirmation';
-import { AcceptedObject, duplicateProblem, ImportKey, importKey, ImportPagePreparer, ImportProblem, PreparedPage } from './import-page';
+import { AcceptedObject, duplicateProblem, importKey, ImportPagePreparer, ImportProblem, PreparedPage } from './import-page';
 import { resolveImportReferences } from './import-references';
 import { RunCancelledError, RunContext } from './run-context';
 import { SystemSchema } from './system-schema';
@@ -108,65 +111,107 @@ export class ImportRunner implements EngineRunner {
     return 'Delta';
   }
 
-  /** Reads and writes every page; returns the number of objects with a selected type and an external ID. */
+  /**
+   * Reads and writes every page; returns the number of objects with a selected type and an external ID.
+   * The next page is read from the connector and prepared while the current one is written, so the
+   * connector's work (parsing, converting, hashing) overlaps with the database's; at most two pages are held.
+   */
   private async importPages(ctx: RunContext, store: ImportStore, schema: SystemSchema, session: ImportSession, connectorContext: ConnectorContext): Promise<number> {
     const preparer = new ImportPagePreparer(schema);
     const pages = session.pages()[Symbol.asyncIterator]();
+    const read = async (): Promise<{ prepared: PreparedPage; read: number } | null> => {
+      const next: IteratorResult<ImportPage> = await this.fromConnector(schema.system, connectorContext, () => pages.next());
+      if (next.done) return null;
+      return { prepared: preparer.prepare(next.value), read: next.value.objects.length + next.value.errors.length };
+    };
     let identified = 0;
     let finished = false;
+    let ahead: Promise<{ prepared: PreparedPage; read: number } | null> | null = null;
     try {
+      ahead = read();
       for (;;) {
-        const next: IteratorResult<ImportPage> = await this.fromConnector(schema.system, connectorContext, () => pages.next());
-        if (next.done) break;
-        const prepared = preparer.prepare(next.value);
-        identified += prepared.identified;
-        await this.writePage(ctx, store, schema, prepared);
-        const read = next.value.objects.length + next.value.errors.length;
-        ctx.say(`Importing "${schema.system.name}": ${ctx.processed + read} object(s) read.`);
-        await ctx.pageDone(read);
+        const page = await ahead;
+        ahead = null;
+        if (!page) break;
+        ahead = read();
+        ahead.catch(() => undefined); // awaited on the next turn (or settled below when the run stops)
+        identified += page.prepared.identified;
+        await this.writePage(ctx, store, schema, page.prepared);
+        ctx.say(`Importing "${schema.system.name}": ${ctx.processed + page.read} object(s) read.`);
+        await ctx.pageDone(page.read);
       }
       finished = true;
     } finally {
       // Stopped early (cancelled or failed): let the connector release what it holds (files, connections).
-      if (!finished) await pages.return?.(undefined).catch(() => undefined);
+      if (!finished) {
+        await ahead?.catch(() => undefined);
+        await pages.return?.(undefined).catch(() => undefined);
+      }
     }
     return identified;
   }
 
   /**
-   * One page in one transaction: keys met on an earlier page are duplicates (their earlier write is
-   * undone, see ImportStore.rejectDuplicates), the rest is written, and the page's keys are remembered.
-   * Items and counters follow once the page is committed.
+   * One page: its keys are claimed and its objects looked up (one statement); keys met on an earlier page
+   * are duplicates (their earlier write is undone, see ImportStore.rejectDuplicates), the rest is
+   * written. The page's writes are atomic: one statement, or one transaction when there are several (a
+   * page that changed nothing costs the claim alone). Items and counters follow once the page is written.
    */
   private async writePage(ctx: RunContext, store: ImportStore, schema: SystemSchema, prepared: PreparedPage): Promise<void> {
     const keyOf = (o: { objectTypeId: number; externalId: string }) => importKey(o.objectTypeId, o.externalId);
-    const accepted = prepared.accepted.map((o) => ({ object: o, key: { objectTypeId: o.type.id, externalId: o.externalId } satisfies ImportKey }));
-    const writes = await ctx.session.transaction(async (): Promise<PageWrites> => {
-      const earlier = await store.seen([...accepted.map((a) => a.key), ...prepared.duplicateKeys]);
-      const repeated = new Set(earlier.map(keyOf));
-      const undone = earlier.filter((r) => !r.duplicate);
+    const keys: ImportClaimKey[] = [
+      ...prepared.accepted.map((o): ImportClaimKey => ({ objectTypeId: o.type.id, externalId: o.externalId, kind: o.change === 'Delete' ? 'Delete' : 'Upsert' })),
+      ...prepared.duplicateKeys.map((k): ImportClaimKey => ({ ...k, kind: 'Duplicate' })),
+    ];
+    const claim = await store.claim(keys);
+    const repeated = new Set(claim.repeated.map((i) => keyOf(keys[i])));
+    const upserts: ConnectorSpaceObjectInput[] = [];
+    const existing: Array<ExistingConnectorSpaceObject | undefined> = [];
+    const deletes: ImportSeenKey[] = [];
+    const written: PageWrites['written'] = [];
+    prepared.accepted.forEach((o, i) => {
+      if (repeated.size && repeated.has(keyOf(keys[i]))) return;
+      written.push({ object: o, csoId: null, outcome: null });
+      if (o.change === 'Delete') {
+        deletes.push({ objectTypeId: o.type.id, externalId: o.externalId });
+      } else {
+        upserts.push(o.input);
+        existing.push(claim.existing[i]);
+      }
+    });
+    const plan = planConnectorSpaceBatch(upserts, existing);
+    const atomic = repeated.size > 0 || plan.statements + (deletes.length ? 1 : 0) > 1;
+    const write = async (): Promise<PageWrites> => {
+      let undone: ImportSeenRecord[] = [];
       let undoneErrors = 0;
-      if (undone.length) {
-        await store.rejectDuplicates(undone);
-        const ids = undone.filter((r) => r.csoId && r.outcome).map((r) => r.csoId!);
-        if (ids.length) {
-          await ctx.flushItems();
-          undoneErrors = await store.removeChangeItems(ctx.activityId, ids, Object.values(CHANGE_TYPES));
+      if (repeated.size) {
+        undone = (await store.earlier(claim.repeated.map((i) => keys[i]))).filter((r) => !r.duplicate);
+        if (undone.length) {
+          await store.rejectDuplicates(undone);
+          const ids = undone.filter((r) => r.csoId && r.outcome).map((r) => r.csoId!);
+          if (ids.length) {
+            await ctx.flushItems();
+            undoneErrors = await store.removeChangeItems(ctx.activityId, ids, Object.values(CHANGE_TYPES));
+          }
         }
       }
-      const writing = accepted.filter((a) => !repeated.has(keyOf(a.key)));
-      const changes = await store.writeObjects(writing.filter((a) => a.object.change === 'Upsert').map((a) => a.object.input));
-      const obsoleted = await store.obsoleteByExternalId(writing.filter((a) => a.object.change === 'Delete').map((a) => a.key));
-      const changed = new Map<string, { csoId: string; outcome: ImportOutcome }>(
-        changes.map((c) => [keyOf(c), { csoId: c.id, outcome: c.inserted ? SyncOutcome.Added : SyncOutcome.Updated }]));
-      for (const o of obsoleted) changed.set(keyOf(o), { csoId: o.id, outcome: SyncOutcome.Deleted });
-      const written = writing.map((a) => ({ object: a.object, csoId: changed.get(keyOf(a.key))?.csoId ?? null, outcome: changed.get(keyOf(a.key))?.outcome ?? null }));
-      await store.remember([
-        ...written.map((w) => ({ objectTypeId: w.object.type.id, externalId: w.object.externalId, csoId: w.csoId, outcome: w.outcome, duplicate: false })),
-        ...prepared.duplicateKeys.filter((k) => !repeated.has(keyOf(k))).map((k) => ({ ...k, csoId: null, outcome: null, duplicate: true })),
-      ]);
+      const changes = await store.writeObjects(plan);
+      const obsoleted = await store.obsoleteByExternalId(deletes);
+      if (changes.length || obsoleted.length) {
+        const changed = new Map<string, { csoId: string; outcome: ImportOutcome }>(
+          changes.map((c) => [keyOf(c), { csoId: c.id, outcome: c.inserted ? SyncOutcome.Added : SyncOutcome.Updated }]));
+        for (const o of obsoleted) changed.set(keyOf(o), { csoId: o.id, outcome: SyncOutcome.Deleted });
+        for (const w of written) {
+          const c = changed.get(importKey(w.object.type.id, w.object.externalId));
+          if (c) {
+            w.csoId = c.csoId;
+            w.outcome = c.outcome;
+          }
+        }
+      }
       return { repeated, undone, undoneErrors, written };
-    });
+    };
+    const writes = atomic ? await ctx.session.transaction(write) : await write();
 
     for (const p of prepared.problems) this.problem(ctx, p);
     ctx.counters.totalErrors -= writes.undoneErrors;
@@ -174,8 +219,10 @@ export class ImportRunner implements EngineRunner {
       if (r.outcome) ctx.counters[COUNTERS[r.outcome]]--;
       this.problem(ctx, duplicateProblem({ externalId: r.externalId, displayName: null, source: null, type: schema.typeById(r.objectTypeId) ?? { name: '' } }));
     }
-    for (const { object, key } of accepted) {
-      if (writes.repeated.has(keyOf(key))) this.problem(ctx, duplicateProblem(object));
+    if (writes.repeated.size) {
+      for (const object of prepared.accepted) {
+        if (writes.repeated.has(importKey(object.type.id, object.externalId))) this.problem(ctx, duplicateProblem(object));
+      }
     }
     for (const w of writes.written) {
       if (w.outcome) ctx.counters[COUNTERS[w.outcome]]++;

@@ -12,6 +12,29 @@ export interface ConnectorSpaceObjectInput {
   displayName?: string | null;
   /** Values by connected-system attribute id: `{ "12": ["Ada"], "15": ["a@x", "b@x"] }`. */
   attributes: Record<string, unknown[]>;
+  /**
+   * The object's canonical attribute JSON and content hash (connectorSpaceContent), when the caller has
+   * already worked them out (the import runner does while the previous page is being written); worked
+   * out here otherwise. Must describe the fields above.
+   */
+  content?: ConnectorSpaceContent;
+}
+
+/** The canonical attribute JSON of an object and its content hash. */
+export interface ConnectorSpaceContent {
+  json: string;
+  /** The content hash (connectorSpaceContentHash) in hex. */
+  hash: string;
+}
+
+/** What the connector space holds for an external id, as the writer compares it with an imported object. */
+export interface ExistingConnectorSpaceObject {
+  id: string;
+  /** Stored content hash in hex, null when there is none. */
+  hash: string | null;
+  status: string;
+  /** Hex content hash of the stored values, for objects without a content hash (written by an export); otherwise null. */
+  content: string | null;
 }
 
 export interface UpsertConnectorSpaceOptions {
@@ -100,8 +123,16 @@ export function canonicalAttributesJson(attributes: Record<string, unknown[]>): 
  * multi-valued attribute count in the order given: connectors hand them over in a stable order.
  */
 export function connectorSpaceContentHash(secondaryExternalId: string | null | undefined, displayName: string | null | undefined, attributesJson: string): Buffer {
-  return hash('sha256', `${JSON.stringify([secondaryExternalId ?? null, displayName ?? null])}\n${attributesJson}`, 'buffer');
+  return Buffer.from(contentHashHex(secondaryExternalId, displayName, attributesJson), 'hex');
 }
+
+/** connectorSpaceContentHash in hex (cheaper to make and to compare than a Buffer). */
+function contentHashHex(secondaryExternalId: string | null | undefined, displayName: string | null | undefined, attributesJson: string): string {
+  return hash('sha256', `${JSON.stringify([secondaryExternalId ?? null, displayName ?? null])}\n${attributesJson}`, 'hex');
+}
+
+/** A hex content hash as a bytea field of COPY's text format. */
+const byteaField = (hex: string) => new PreEncoded(`\\\\x${hex}`);
 
 /** Columns of connected_system_object that an import writes, in the order of connectorSpaceCopyRow. */
 export const CONNECTOR_SPACE_COPY_COLUMNS: readonly string[] = ['id', 'connected_system_id', 'object_type_id', 'external_id', 'secondary_external_id', 'display_name', 'attributes', 'content_hash'];
@@ -114,26 +145,52 @@ export function connectorSpaceCopyRow(o: ConnectorSpaceObjectInput): CopyValue[]
   const content = connectorSpaceContent(o);
   // The attribute JSON is already text: PreEncoded keeps copyRows from serialising it a second time.
   return [uuidV7(), o.connectedSystemId, o.objectTypeId, o.externalId, o.secondaryExternalId ?? null, o.displayName ?? null,
-    new PreEncoded(escapeCopyText(content.json)), content.hash];
+    new PreEncoded(escapeCopyText(content.json)), byteaField(content.hash)];
 }
 
-/** The canonical attribute JSON of an object and its content hash. */
-export function connectorSpaceContent(o: ConnectorSpaceObjectInput): { json: string; hash: Buffer } {
+/** The canonical attribute JSON of an object and its content hash (as given with the object, or worked out now). */
+export function connectorSpaceContent(o: ConnectorSpaceObjectInput): ConnectorSpaceContent {
+  if (o.content) return o.content;
   const json = canonicalAttributesJson(o.attributes);
-  return { json, hash: connectorSpaceContentHash(o.secondaryExternalId, o.displayName, json) };
+  return { json, hash: contentHashHex(o.secondaryExternalId, o.displayName, json) };
+}
+
+/**
+ * Columns a lookup of existing objects selects for existingConnectorSpaceObject (table alias optional).
+ * Objects an export wrote have no content hash (their values are what was exported): their stored
+ * content comes along, so an import that reads the same values only records the hash.
+ */
+export const connectorSpaceExistingColumns = (alias = ''): string => {
+  const a = alias ? `${alias}.` : '';
+  return `${a}id, encode(${a}content_hash, 'hex') AS content_hash, ${a}status,
+    CASE WHEN ${a}content_hash IS NULL THEN jsonb_build_array(${a}secondary_external_id, ${a}display_name, ${a}attributes) END AS stored`;
+};
+
+/** An existing object from a row selected with connectorSpaceExistingColumns. */
+export function existingConnectorSpaceObject(row: { id: string; content_hash: string | null; status: string; stored: [string | null, string | null, Record<string, unknown[]>] | null }): ExistingConnectorSpaceObject {
+  return {
+    id: row.id, hash: row.content_hash, status: row.status,
+    content: row.stored ? contentHashHex(row.stored[0], row.stored[1], canonicalAttributesJson(row.stored[2])) : null,
+  };
 }
 
 // Position of the id in a connectorSpaceCopyRow.
 const ID = 0;
 
-const CHANGES = 'meridian_cso_changes';
 const STAGE = 'meridian_cso_stage';
 
 /** What a write of changed values sets besides the values (shared by every form of the update). */
 const WRITE_FLAGS = "status = 'Normal', sync_pending = true, resolved_references = NULL, last_updated = now()";
 
 /**
- * Rewrites the changed objects of a batch (staged in CHANGES) by id; an import also confirms the object
+ * The changed objects of a batch, as the one parameter ($1) of APPLY_CHANGES: a JSON array of
+ * { id, secondary_external_id, display_name, attributes, content_hash (hex) }. One statement, whatever
+ * the number of objects, with no staging table to create, empty and fill.
+ */
+const CHANGED = `jsonb_to_recordset($1::jsonb) AS s(id uuid, secondary_external_id text, display_name text, attributes jsonb, content_hash text)`;
+
+/**
+ * Rewrites the changed objects of a batch (CHANGED) by id; an import also confirms the object
  * exists. Every write flags the object for the next delta synchronisation (`sync_pending`) and drops its
  * resolved references, which were resolved from the old values: the import resolves them again (an
  * object left with NULL by an interrupted import is resolved by the next one).
@@ -141,8 +198,8 @@ const WRITE_FLAGS = "status = 'Normal', sync_pending = true, resolved_references
 const APPLY_CHANGES = `
   UPDATE connected_system_object c
      SET secondary_external_id = s.secondary_external_id, display_name = s.display_name, attributes = s.attributes,
-         content_hash = s.content_hash, ${WRITE_FLAGS}
-    FROM ${CHANGES} s
+         content_hash = decode(s.content_hash, 'hex'), ${WRITE_FLAGS}
+    FROM ${CHANGED}
    WHERE c.id = s.id`;
 
 /**
@@ -153,8 +210,8 @@ const applyChangesKeepingPrevious = (table: string) => `
   WITH applied AS (
     UPDATE connected_system_object c
        SET secondary_external_id = s.secondary_external_id, display_name = s.display_name, attributes = s.attributes,
-           content_hash = s.content_hash, ${WRITE_FLAGS}
-      FROM ${CHANGES} s JOIN connected_system_object p ON p.id = s.id
+           content_hash = decode(s.content_hash, 'hex'), ${WRITE_FLAGS}
+      FROM ${CHANGED} JOIN connected_system_object p ON p.id = s.id
      WHERE c.id = s.id
     RETURNING ${CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS.split(', ').map((c) => `p.${c}`).join(', ')})
   INSERT INTO ${table} (${CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS}) SELECT ${CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS} FROM applied
@@ -181,8 +238,8 @@ const MERGE = `
  *
  * 1. one query looking the batch's external ids up (uq_cso_external_id) for id, content hash and status;
  * 2. new objects: one COPY straight into connected_system_object;
- * 3. changed objects (content hash differs, or the object was not `Normal`): COPY into a session
- *    temporary table and one UPDATE … FROM it;
+ * 3. changed objects (content hash differs, or the object was not `Normal`): one UPDATE … FROM the
+ *    batch's changed rows, sent as one JSON parameter;
  * 4. unchanged objects: nothing is written.
  *
  * So a batch is 1-4 statements whatever its size, memory is bounded by the batch, and re-importing
@@ -236,9 +293,8 @@ export async function upsertConnectorSpaceObjects(
   const flush = async (batch: ConnectorSpaceObjectInput[]) => {
     if (!batch.length) return;
     if (options.merge) return flushMerge(batch);
-    const changes = options.onChanges ? [] as ConnectorSpaceChange[] : null;
     // 1. What exists already, per (system, object type) present in the batch (normally one).
-    const existing = new Map<string, { id: string; hash: Buffer | null; status: string; content: string | null }>();
+    const existing = new Map<string, ExistingConnectorSpaceObject>();
     const groups = new Map<string, { system: number; type: number; ids: string[] }>();
     for (const o of batch) {
       const g = `${o.connectedSystemId}:${o.objectTypeId}`;
@@ -247,57 +303,17 @@ export async function upsertConnectorSpaceObjects(
       group.ids.push(o.externalId);
     }
     for (const [g, { system, type, ids }] of groups) {
-      // Objects an export wrote have no content hash (their values are what was exported): their stored
-      // content comes along so an import that reads the same values only records the hash.
-      const { rows } = await client.query(connectorSpaceLookupSql(
-        `id, external_id, content_hash, status,
-         CASE WHEN content_hash IS NULL THEN jsonb_build_array(secondary_external_id, display_name, attributes) END AS stored`), [system, type, ids]);
-      for (const r of rows) {
-        existing.set(`${g}:${r.external_id}`, { id: r.id, hash: r.content_hash, status: r.status,
-          content: r.stored ? connectorSpaceContentHash(r.stored[0], r.stored[1], canonicalAttributesJson(r.stored[2])).toString('hex') : null });
-      }
+      const { rows } = await client.query(connectorSpaceLookupSql(`external_id, ${connectorSpaceExistingColumns()}`), [system, type, ids]);
+      for (const r of rows) existing.set(`${g}:${r.external_id}`, existingConnectorSpaceObject(r));
     }
-    // 2-4. New, changed or unchanged. Rows of new objects are built while COPY streams them, so
-    // hashing and encoding overlap with the database's work.
-    const inserts: ConnectorSpaceObjectInput[] = [];
-    const updates: CopyValue[][] = [];
-    const rehash: Array<[string, Buffer]> = [];
-    for (const o of batch) {
-      const found = existing.get(`${o.connectedSystemId}:${o.objectTypeId}:${o.externalId}`);
-      if (!found) {
-        inserts.push(o);
-        continue;
-      }
-      const content = connectorSpaceContent(o);
-      if (found.status === 'Normal' && !found.hash && found.content === content.hash.toString('hex')) {
-        rehash.push([found.id, content.hash]);
-        result.unchanged++;
-      } else if (found.status !== 'Normal' || !found.hash || !found.hash.equals(content.hash)) {
-        updates.push([found.id, o.secondaryExternalId ?? null, o.displayName ?? null, new PreEncoded(escapeCopyText(content.json)), content.hash]);
-        changed(changes, o, found.id, false);
-      } else {
-        result.unchanged++;
-      }
-    }
-    if (inserts.length) {
-      await copyRows(client, 'connected_system_object', CONNECTOR_SPACE_COPY_COLUMNS, (function* () {
-        for (const o of inserts) {
-          const row = connectorSpaceCopyRow(o);
-          changed(changes, o, row[ID] as string, true);
-          yield row;
-        }
-      })());
-    }
-    if (rehash.length) {
-      await client.query(`UPDATE connected_system_object c SET content_hash = h.hash FROM unnest($1::uuid[], $2::bytea[]) AS h(id, hash) WHERE c.id = h.id`,
-        [rehash.map((r) => r[0]), rehash.map((r) => r[1])]);
-    }
-    if (updates.length) {
-      await stage(CHANGES, 'id uuid, secondary_external_id text, display_name text, attributes jsonb, content_hash bytea');
-      await copyRows(client, CHANGES, ['id', 'secondary_external_id', 'display_name', 'attributes', 'content_hash'], updates);
-      await client.query(options.previousStateTable ? applyChangesKeepingPrevious(options.previousStateTable) : APPLY_CHANGES);
-    }
-    await report(changes);
+    // 2-4. New, changed or unchanged.
+    const written = await writeConnectorSpaceBatch(client, batch, batch.map((o) => existing.get(`${o.connectedSystemId}:${o.objectTypeId}:${o.externalId}`)), {
+      previousStateTable: options.previousStateTable,
+    });
+    result.inserted += written.inserted;
+    result.updated += written.updated;
+    result.unchanged += written.unchanged;
+    if (options.onChanges) await options.onChanges(written.changes);
   };
 
   // One batch is written while the next one is read from the source: the loop yields to the event
@@ -348,6 +364,101 @@ export async function upsertConnectorSpaceObjects(
     throw err;
   }
   return result;
+}
+
+export interface ConnectorSpaceBatchWrite {
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  /** The objects inserted or updated, in the order given. */
+  changes: ConnectorSpaceChange[];
+}
+
+/** What writing one batch takes (planConnectorSpaceBatch): the statements follow from it. */
+export interface ConnectorSpaceBatchPlan {
+  inserts: ConnectorSpaceObjectInput[];
+  updates: Array<{ object: ConnectorSpaceObjectInput; id: string; content: ConnectorSpaceContent }>;
+  /** Objects an export wrote whose stored values are what the import read: only their content hash is recorded. */
+  rehash: Array<{ id: string; hash: string }>;
+  unchanged: number;
+  /** Statements writeConnectorSpacePlan sends for it (0: nothing to write). */
+  statements: number;
+}
+
+/**
+ * Compares a batch with what the connector space holds for it (`existing[i]` for `objects[i]`,
+ * undefined when nothing): new, changed (content hash differs, or the object was not `Normal`) or
+ * unchanged. Pure.
+ */
+export function planConnectorSpaceBatch(objects: readonly ConnectorSpaceObjectInput[], existing: ReadonlyArray<ExistingConnectorSpaceObject | undefined>): ConnectorSpaceBatchPlan {
+  const plan: ConnectorSpaceBatchPlan = { inserts: [], updates: [], rehash: [], unchanged: 0, statements: 0 };
+  for (let i = 0; i < objects.length; i++) {
+    const o = objects[i];
+    const found = existing[i];
+    if (!found) {
+      plan.inserts.push(o);
+      continue;
+    }
+    const content = connectorSpaceContent(o);
+    if (found.status === 'Normal' && !found.hash && found.content === content.hash) {
+      plan.rehash.push({ id: found.id, hash: content.hash });
+      plan.unchanged++;
+    } else if (found.status !== 'Normal' || found.hash !== content.hash) {
+      plan.updates.push({ object: o, id: found.id, content });
+    } else {
+      plan.unchanged++;
+    }
+  }
+  plan.statements = (plan.inserts.length ? 1 : 0) + (plan.rehash.length ? 1 : 0) + (plan.updates.length ? 1 : 0);
+  return plan;
+}
+
+/**
+ * Writes a planned batch: new objects in one COPY, the content hash of re-read exported objects in one
+ * UPDATE, changed objects in one UPDATE (their previous state kept in `previousStateTable` when given).
+ * At most three statements whatever the batch holds; runs on the caller's client (inside its
+ * transaction, if any: with more than one statement, the caller decides whether they must be atomic).
+ */
+export async function writeConnectorSpacePlan(client: ClientBase, plan: ConnectorSpaceBatchPlan, options: { previousStateTable?: string } = {}): Promise<ConnectorSpaceBatchWrite> {
+  const out: ConnectorSpaceBatchWrite = { inserted: 0, updated: 0, unchanged: plan.unchanged, changes: [] };
+  const change = (o: ConnectorSpaceObjectInput, id: string, inserted: boolean) =>
+    out.changes.push({ id, connectedSystemId: o.connectedSystemId, objectTypeId: o.objectTypeId, externalId: o.externalId, inserted });
+  // Rows of new objects are built while COPY streams them, so encoding overlaps with the database's work.
+  if (plan.inserts.length) {
+    await copyRows(client, 'connected_system_object', CONNECTOR_SPACE_COPY_COLUMNS, (function* () {
+      for (const o of plan.inserts) {
+        const row = connectorSpaceCopyRow(o);
+        change(o, row[ID] as string, true);
+        out.inserted++;
+        yield row;
+      }
+    })());
+  }
+  if (plan.rehash.length) {
+    await client.query(`UPDATE connected_system_object c SET content_hash = decode(h.hash, 'hex') FROM unnest($1::uuid[], $2::text[]) AS h(id, hash) WHERE c.id = h.id`,
+      [plan.rehash.map((r) => r.id), plan.rehash.map((r) => r.hash)]);
+  }
+  if (plan.updates.length) {
+    let json = '';
+    for (const { object: o, id, content } of plan.updates) {
+      json += `${json ? ',' : '['}{"id":"${id}","secondary_external_id":${JSON.stringify(o.secondaryExternalId ?? null)},`
+        + `"display_name":${JSON.stringify(o.displayName ?? null)},"attributes":${content.json},"content_hash":"${content.hash}"}`;
+      change(o, id, false);
+      out.updated++;
+    }
+    await client.query(options.previousStateTable ? applyChangesKeepingPrevious(options.previousStateTable) : APPLY_CHANGES, [`${json}]`]);
+  }
+  return out;
+}
+
+/** planConnectorSpaceBatch, then writeConnectorSpacePlan. */
+export async function writeConnectorSpaceBatch(
+  client: ClientBase,
+  objects: readonly ConnectorSpaceObjectInput[],
+  existing: ReadonlyArray<ExistingConnectorSpaceObject | undefined>,
+  options: { previousStateTable?: string } = {},
+): Promise<ConnectorSpaceBatchWrite> {
+  return writeConnectorSpacePlan(client, planConnectorSpaceBatch(objects, existing), options);
 }
 
 /** Objects read between two yields to the event loop while a batch is being written. */

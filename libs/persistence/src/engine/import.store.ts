@@ -1,12 +1,17 @@
 import type { ClientBase } from 'pg';
 import { ConnectorSpaceObjectStatus, PendingExportStatus, SyncOutcome } from '@meridian/domain';
 import {
-  CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS, CONNECTOR_SPACE_PREVIOUS_STATE_DDL, ConnectorSpaceChange, ConnectorSpaceObjectInput, upsertConnectorSpaceObjects,
+  CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS, CONNECTOR_SPACE_PREVIOUS_STATE_DDL, ConnectorSpaceChange, connectorSpaceExistingColumns,
+  ConnectorSpaceBatchPlan, ExistingConnectorSpaceObject, existingConnectorSpaceObject, writeConnectorSpacePlan,
 } from '../bulk/connector-space';
 import type { StoredAttributeChange } from '../entities/engine.entity';
 import type { BulkSession } from './bulk-session';
 
-/** External IDs met by the run: one row per (object type, external ID), with what the run wrote for it. */
+/**
+ * External IDs met by the run: one row per (object type, external ID). `outcome` is `Added` for a key
+ * whose object the run inserted and `Deleted` for one it obsoleted; an object it updated is recognised
+ * by its previous state in PREVIOUS. `duplicate` marks keys rejected as duplicates.
+ */
 const SEEN = 'meridian_import_seen';
 /** The state of every object the run updated or obsoleted, as it was before (to undo the write of a duplicate). */
 const PREVIOUS = 'meridian_import_previous';
@@ -33,6 +38,19 @@ export interface ImportSeenRecord extends ImportSeenKey {
   csoId: string | null;
   outcome: ImportOutcome | null;
   duplicate: boolean;
+}
+
+/** A key of a page as the run claims it: an object to write or to delete, or a key repeated within the page. */
+export interface ImportClaimKey extends ImportSeenKey {
+  kind: 'Upsert' | 'Delete' | 'Duplicate';
+}
+
+/** What claiming a page's keys found (positions refer to the keys given). */
+export interface ImportClaim {
+  /** What the connector space holds for each `Upsert` key (undefined: nothing, the object is new). */
+  existing: Array<ExistingConnectorSpaceObject | undefined>;
+  /** Positions of the keys an earlier page of the run already met. */
+  repeated: number[];
 }
 
 export interface ImportObsoleted {
@@ -112,7 +130,7 @@ export class ImportStore {
 
   /** Creates (once per connection) and empties the run's temporary tables. */
   async begin(): Promise<void> {
-    await this.s.stage(SEEN, 'object_type_id int NOT NULL, external_id text NOT NULL, cso_id uuid, outcome varchar(10), '
+    await this.s.stage(SEEN, 'object_type_id int NOT NULL, external_id text NOT NULL, outcome varchar(10), '
       + 'duplicate boolean NOT NULL DEFAULT false, PRIMARY KEY (object_type_id, external_id)');
     await this.s.stage(PREVIOUS, CONNECTOR_SPACE_PREVIOUS_STATE_DDL);
     await this.s.stage(GONE, 'id uuid PRIMARY KEY');
@@ -124,14 +142,62 @@ export class ImportStore {
     await this.s.count(`TRUNCATE ${SEEN}, ${PREVIOUS}, ${GONE}, ${RESOLVE}`);
   }
 
-  /** The keys among these that earlier pages of the run already met. */
-  async seen(keys: readonly ImportSeenKey[]): Promise<ImportSeenRecord[]> {
+  /**
+   * Claims the keys of a page for the run and looks up its objects, in one statement: every key not met
+   * before is remembered (an `Upsert` key the connector space does not hold as `Added`: the page inserts
+   * its object), the keys an earlier page met are reported (their earlier write is the caller's to undo),
+   * and for every `Upsert` key the object the connector space holds comes along. The page's keys are
+   * claimed before its objects are written. The table is the run's own: a claim need not be atomic with
+   * the page's writes (a run whose writes fail ends there, and the next run starts with an empty table).
+   */
+  async claim(keys: readonly ImportClaimKey[]): Promise<ImportClaim> {
+    const claim: ImportClaim = { existing: new Array(keys.length), repeated: [] };
+    if (!keys.length) return claim;
+    const rows = await this.s.rows<{
+      ord: number; id: string | null; content_hash: string | null; status: string; stored: [string | null, string | null, Record<string, unknown[]>] | null; repeated: boolean;
+    }>(
+      `WITH k AS (
+         SELECT * FROM unnest($2::int[], $3::text[], $4::text[]) WITH ORDINALITY AS k(object_type_id, external_id, kind, ord)),
+       found AS (
+         SELECT k.ord, k.object_type_id, k.external_id, k.kind, c.*
+           FROM k LEFT JOIN LATERAL (
+             SELECT ${connectorSpaceExistingColumns('o')}
+               FROM connected_system_object o
+              WHERE k.kind = 'Upsert' AND o.connected_system_id = $1 AND o.object_type_id = k.object_type_id AND o.external_id = k.external_id
+              LIMIT 1) c ON true),
+       claimed AS (
+         INSERT INTO ${SEEN} (object_type_id, external_id, outcome, duplicate)
+         SELECT object_type_id, external_id, CASE WHEN kind = 'Upsert' AND id IS NULL THEN '${SyncOutcome.Added}' END, kind = 'Duplicate' FROM found
+         ON CONFLICT (object_type_id, external_id) DO NOTHING
+         RETURNING object_type_id, external_id)
+       SELECT f.ord::int AS ord, f.id, f.content_hash, f.status, f.stored, cl.external_id IS NULL AS repeated
+         FROM found f LEFT JOIN claimed cl ON cl.object_type_id = f.object_type_id AND cl.external_id = f.external_id
+        WHERE f.id IS NOT NULL OR cl.external_id IS NULL`,
+      [this.systemId, keys.map((k) => k.objectTypeId), keys.map((k) => k.externalId), keys.map((k) => k.kind)]);
+    for (const r of rows) {
+      if (r.repeated) claim.repeated.push(r.ord - 1);
+      if (r.id !== null) claim.existing[r.ord - 1] = existingConnectorSpaceObject({ ...r, id: r.id });
+    }
+    return claim;
+  }
+
+  /**
+   * What the run recorded for keys an earlier page met: whether they are already duplicates, and what the
+   * run wrote for them (the object it added, updated or obsoleted), so the write can be undone.
+   */
+  async earlier(keys: readonly ImportSeenKey[]): Promise<ImportSeenRecord[]> {
     if (!keys.length) return [];
     return this.s.rows<ImportSeenRecord>(
-      `SELECT s.object_type_id AS "objectTypeId", s.external_id AS "externalId", s.cso_id AS "csoId", s.outcome, s.duplicate
-         FROM unnest($1::int[], $2::text[]) AS k(object_type_id, external_id)
-         JOIN ${SEEN} s ON s.object_type_id = k.object_type_id AND s.external_id = k.external_id`,
-      [keys.map((k) => k.objectTypeId), keys.map((k) => k.externalId)]);
+      `SELECT s.object_type_id AS "objectTypeId", s.external_id AS "externalId", s.duplicate, w.outcome, CASE WHEN w.outcome IS NOT NULL THEN c.id END AS "csoId"
+         FROM unnest($2::int[], $3::text[]) AS k(object_type_id, external_id)
+         JOIN ${SEEN} s ON s.object_type_id = k.object_type_id AND s.external_id = k.external_id
+         LEFT JOIN LATERAL (
+           SELECT o.id FROM connected_system_object o
+            WHERE o.connected_system_id = $1 AND o.object_type_id = k.object_type_id AND o.external_id = k.external_id LIMIT 1) c ON true
+         CROSS JOIN LATERAL (
+           SELECT CASE WHEN s.duplicate THEN NULL WHEN s.outcome IS NOT NULL THEN s.outcome
+                       WHEN EXISTS (SELECT 1 FROM ${PREVIOUS} p WHERE p.id = c.id) THEN '${SyncOutcome.Updated}' END AS outcome) w`,
+      [this.systemId, keys.map((k) => k.objectTypeId), keys.map((k) => k.externalId)]);
   }
 
   /**
@@ -141,7 +207,7 @@ export class ImportStore {
   async rejectDuplicates(records: readonly ImportSeenRecord[]): Promise<void> {
     if (!records.length) return;
     await this.s.count(
-      `UPDATE ${SEEN} s SET duplicate = true, cso_id = NULL, outcome = NULL
+      `UPDATE ${SEEN} s SET duplicate = true, outcome = NULL
          FROM unnest($1::int[], $2::text[]) AS k(object_type_id, external_id)
         WHERE s.object_type_id = k.object_type_id AND s.external_id = k.external_id`,
       [records.map((r) => r.objectTypeId), records.map((r) => r.externalId)]);
@@ -178,16 +244,13 @@ export class ImportStore {
   }
 
   /**
-   * Writes objects through the connector-space writer (ADR 0003): new ones inserted, changed ones
-   * updated with their previous state kept, unchanged ones not written. Returns what it wrote.
+   * Writes objects through the connector-space writer (ADR 0003) as planned (planConnectorSpaceBatch,
+   * from what claim found): new ones inserted, changed ones updated with their previous state kept,
+   * unchanged ones not written; `plan.statements` statements. Returns what it wrote.
    */
-  async writeObjects(objects: readonly ConnectorSpaceObjectInput[]): Promise<ConnectorSpaceChange[]> {
-    if (!objects.length) return [];
-    const changes: ConnectorSpaceChange[] = [];
-    await upsertConnectorSpaceObjects(this.client, objects, {
-      batchSize: objects.length, previousStateTable: PREVIOUS, onChanges: (batch) => { changes.push(...batch); },
-    });
-    return changes;
+  async writeObjects(plan: ConnectorSpaceBatchPlan): Promise<ConnectorSpaceChange[]> {
+    if (!plan.statements) return [];
+    return (await writeConnectorSpacePlan(this.client, plan, { previousStateTable: PREVIOUS })).changes;
   }
 
   /** A delta import's deletes: the objects with these keys become `Obsolete` (those that are `Normal`). */
@@ -204,16 +267,11 @@ export class ImportStore {
          RETURNING p.object_type_id, p.external_id, ${PREVIOUS_COLUMNS.split(', ').map((c) => `p.${c}`).join(', ')}),
        kept AS (
          INSERT INTO ${PREVIOUS} (${PREVIOUS_COLUMNS}) SELECT ${PREVIOUS_COLUMNS} FROM gone ON CONFLICT (id) DO NOTHING),
-       noted AS (INSERT INTO ${GONE} (id) SELECT id FROM gone ON CONFLICT (id) DO NOTHING)
+       noted AS (INSERT INTO ${GONE} (id) SELECT id FROM gone ON CONFLICT (id) DO NOTHING),
+       marked AS (
+         UPDATE ${SEEN} s SET outcome = '${SyncOutcome.Deleted}' FROM gone g WHERE s.object_type_id = g.object_type_id AND s.external_id = g.external_id)
        SELECT id, object_type_id AS "objectTypeId", external_id AS "externalId", display_name AS "displayName" FROM gone`,
       [this.systemId, keys.map((k) => k.objectTypeId), keys.map((k) => k.externalId)]);
-  }
-
-  /** Records the keys of a page (one COPY): what was written for each, and the keys that were duplicates in it. */
-  async remember(records: readonly ImportSeenRecord[]): Promise<void> {
-    if (!records.length) return;
-    await this.s.copy(SEEN, ['object_type_id', 'external_id', 'cso_id', 'outcome', 'duplicate'],
-      records.map((r) => [r.objectTypeId, r.externalId, r.csoId, r.outcome, r.duplicate]));
   }
 
   /**
