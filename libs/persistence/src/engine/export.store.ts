@@ -8,7 +8,7 @@ export interface ExportPageRow {
   csoId: string;
   changeType: string;
   attributeChanges: StoredAttributeChange[];
-  /** Digest of `attribute_changes` as read: the apply step recognises an export changed meanwhile by it. */
+  /** The row version as read (`xmin`: every update writes a new one): the apply step recognises an export changed meanwhile by it. */
   fingerprint: string;
   errorCount: number;
   objectTypeId: number;
@@ -134,7 +134,7 @@ export class ExportStore {
   async page(systemId: number, after: string | null, limit: number): Promise<ExportPageRow[]> {
     return this.s.rows<ExportPageRow>(
       `SELECT p.id, p.connected_system_object_id AS "csoId", p.change_type AS "changeType", p.attribute_changes AS "attributeChanges",
-              md5(p.attribute_changes::text) AS fingerprint, p.error_count AS "errorCount",
+              p.xmin::text AS fingerprint, p.error_count AS "errorCount",
               c.object_type_id AS "objectTypeId", c.external_id AS "externalId", c.secondary_external_id AS "secondaryExternalId",
               c.status, c.display_name AS "displayName", c.metaverse_object_id AS "metaverseObjectId",
               CASE WHEN c.attributes = '{}'::jsonb THEN '{}'::jsonb
@@ -179,7 +179,7 @@ export class ExportStore {
     await this.s.count(
       `UPDATE ${RESULTS} r SET current = true
          FROM (SELECT p.id FROM pending_export p JOIN ${RESULTS} x ON x.pe_id = p.id
-                WHERE p.status = ${PENDING} AND p.change_type = x.change_type AND md5(p.attribute_changes::text) = x.fingerprint
+                WHERE p.status = ${PENDING} AND p.change_type = x.change_type AND p.xmin::text = x.fingerprint
                 ORDER BY p.id FOR UPDATE OF p) l
         WHERE l.id = r.pe_id`);
     // The external ID of a created object is unique per type: a second claimant fails instead of the whole apply.
