@@ -52,12 +52,9 @@ interface PlannedAttribute {
   attribute: SchemaAttribute;
   /** The attribute's key in the stored document (its id as text). */
   key: string;
-  /** Text is stored as it is (String, Reference, Binary): a non-empty text value needs no conversion. */
-  textAsIs: boolean;
 }
 
-const TEXT_AS_IS = new Set<string>(['String', 'Reference', 'Binary']);
-const planned = (attribute: SchemaAttribute): PlannedAttribute => ({ attribute, key: String(attribute.id), textAsIs: TEXT_AS_IS.has(attribute.type) });
+const planned = (attribute: SchemaAttribute): PlannedAttribute => ({ attribute, key: String(attribute.id) });
 
 /** Attribute names that give a connector space object its display name, in order of preference. */
 const DISPLAY_NAME_ATTRIBUTES = ['displayname', 'display name', 'cn', 'commonname', 'name', 'fullname'];
@@ -146,11 +143,6 @@ export class ImportPagePreparer {
       const value = rawAttributes[name];
       const entry = this.attribute(plan, name);
       if (!entry) continue;
-      // The common case, a single text value of a text type, is its own storage form (as convertAttribute would give).
-      if (entry.textAsIs && typeof value === 'string') {
-        if (value !== '') attributes[entry.key] = [value];
-        continue;
-      }
       const { attribute } = entry;
       const converted = convertAttribute(attribute.type, attribute.plurality === 'Multi', value);
       if (converted.values.length) attributes[entry.key] = converted.values;

@@ -23,7 +23,7 @@ export async function resolveImportReferences(ctx: RunContext, store: ImportStor
   const result: ReferenceResolutionResult = { changed: 0, unresolved: 0 };
   if (!attributes.length) return result;
   const targetTypeIds = schema.objectTypes.filter((t) => t.externalId).map((t) => t.id);
-  await store.collectReferenceCandidates([...new Set(attributes.map((a) => a.objectTypeId))], attributes.map((a) => a.attributeId));
+  await store.collectReferenceCandidates([...new Set(attributes.map((a) => a.objectTypeId))]);
   let after: string | null = null;
   for (;;) {
     const batch = await store.resolveReferences(attributes, targetTypeIds, after, ctx.info.pageSize);

@@ -64,8 +64,13 @@ export interface ConvertedAttribute {
   tooMany: boolean;
 }
 
+/** Types whose storage form of a text value is the text itself. */
+const TEXT_AS_IS = new Set<ConnectorAttributeType>(['String', 'Reference', 'Binary']);
+
 /** Converts the raw value(s) of one attribute; a single-valued attribute keeps at most one value. */
 export function convertAttribute(type: ConnectorAttributeType, multi: boolean, raw: unknown): ConvertedAttribute {
+  // The common case, one text value of a text type, is its own storage form.
+  if (typeof raw === 'string' && TEXT_AS_IS.has(type)) return { values: raw === '' ? [] : [raw], invalid: [], tooMany: false };
   const out: ConvertedAttribute = { values: [], invalid: [], tooMany: false };
   for (const item of Array.isArray(raw) ? raw : [raw]) {
     const value = toStoredValue(type, item);

@@ -22,14 +22,18 @@ import { SystemSchema } from './system-schema';
 type ImportMode = 'Full' | 'Delta';
 
 /** What one page wrote, for its items and counters (built inside the page's transaction). */
-interface PageWrites {
-  /** Keys an earlier page had met: every occurrence is a duplicate. */
-  repeated: Set<string>;
-  /** Earlier occurrences rejected now, with what had been written for them (now undone). */
+/** An accepted object of a page, with what its write did (set once the page is written). */
+interface WrittenObject {
+  object: AcceptedObject;
+  csoId: string | null;
+  outcome: ImportOutcome | null;
+}
+
+/** Earlier occurrences of a page's repeated keys, rejected now with what had been written for them (now undone). */
+interface UndoneWrites {
   undone: ImportSeenRecord[];
   /** Items of undone writes that carried an error type (removed with them). */
   undoneErrors: number;
-  written: Array<{ object: AcceptedObject; csoId: string | null; outcome: ImportOutcome | null }>;
 }
 
 const CHANGE_TYPES = {
@@ -168,9 +172,9 @@ export class ImportRunner implements EngineRunner {
     const upserts: ConnectorSpaceObjectInput[] = [];
     const existing: Array<ExistingConnectorSpaceObject | undefined> = [];
     const deletes: ImportSeenKey[] = [];
-    const written: PageWrites['written'] = [];
+    const written: WrittenObject[] = [];
     prepared.accepted.forEach((o, i) => {
-      if (repeated.size && repeated.has(keyOf(keys[i]))) return;
+      if (repeated.has(keyOf(keys[i]))) return;
       written.push({ object: o, csoId: null, outcome: null });
       if (o.change === 'Delete') {
         deletes.push({ objectTypeId: o.type.id, externalId: o.externalId });
@@ -181,17 +185,16 @@ export class ImportRunner implements EngineRunner {
     });
     const plan = planConnectorSpaceBatch(upserts, existing);
     const atomic = repeated.size > 0 || plan.statements + (deletes.length ? 1 : 0) > 1;
-    const write = async (): Promise<PageWrites> => {
-      let undone: ImportSeenRecord[] = [];
-      let undoneErrors = 0;
+    const write = async (): Promise<UndoneWrites> => {
+      const result: UndoneWrites = { undone: [], undoneErrors: 0 };
       if (repeated.size) {
-        undone = (await store.earlier(claim.repeated.map((i) => keys[i]))).filter((r) => !r.duplicate);
-        if (undone.length) {
-          await store.rejectDuplicates(undone);
-          const ids = undone.filter((r) => r.csoId && r.outcome).map((r) => r.csoId!);
+        result.undone = (await store.earlier(claim.repeated.map((i) => keys[i]))).filter((r) => !r.duplicate);
+        if (result.undone.length) {
+          await store.rejectDuplicates(result.undone);
+          const ids = result.undone.filter((r) => r.csoId && r.outcome).map((r) => r.csoId!);
           if (ids.length) {
             await ctx.flushItems();
-            undoneErrors = await store.removeChangeItems(ctx.activityId, ids, Object.values(CHANGE_TYPES));
+            result.undoneErrors = await store.removeChangeItems(ctx.activityId, ids, Object.values(CHANGE_TYPES));
           }
         }
       }
@@ -209,22 +212,20 @@ export class ImportRunner implements EngineRunner {
           }
         }
       }
-      return { repeated, undone, undoneErrors, written };
+      return result;
     };
-    const writes = atomic ? await ctx.session.transaction(write) : await write();
+    const { undone, undoneErrors } = atomic ? await ctx.session.transaction(write) : await write();
 
     for (const p of prepared.problems) this.problem(ctx, p);
-    ctx.counters.totalErrors -= writes.undoneErrors;
-    for (const r of writes.undone) {
+    ctx.counters.totalErrors -= undoneErrors;
+    for (const r of undone) {
       if (r.outcome) ctx.counters[COUNTERS[r.outcome]]--;
       this.problem(ctx, duplicateProblem({ externalId: r.externalId, displayName: null, source: null, type: schema.typeById(r.objectTypeId) ?? { name: '' } }));
     }
-    if (writes.repeated.size) {
-      for (const object of prepared.accepted) {
-        if (writes.repeated.has(importKey(object.type.id, object.externalId))) this.problem(ctx, duplicateProblem(object));
-      }
+    for (const object of prepared.accepted) {
+      if (repeated.has(importKey(object.type.id, object.externalId))) this.problem(ctx, duplicateProblem(object));
     }
-    for (const w of writes.written) {
+    for (const w of written) {
       if (w.outcome) ctx.counters[COUNTERS[w.outcome]]++;
       const errors = w.object.valueErrors;
       if (!w.outcome && !errors.length) continue;

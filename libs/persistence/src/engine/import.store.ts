@@ -302,10 +302,10 @@ export class ImportStore {
    * Collects the objects whose references the run resolves: those with reference values not resolved
    * yet (every object the run wrote: writing drops the resolution), those with a reference that did not
    * resolve last time, and those referring to an object the run obsoleted. One statement over the
-   * system's objects of `referenceTypeIds` (the types with reference attributes `referenceAttributeIds`).
+   * system's objects of `referenceTypeIds` (the types with reference attributes).
    * Returns the number of objects collected.
    */
-  async collectReferenceCandidates(referenceTypeIds: readonly number[], referenceAttributeIds: readonly number[]): Promise<number> {
+  async collectReferenceCandidates(referenceTypeIds: readonly number[]): Promise<number> {
     const anyGone = (await this.s.row(`SELECT 1 FROM ${GONE} LIMIT 1`)) !== null;
     // Objects written by the run (writing drops the resolution) and objects with an unresolved reference:
     // both are in ix_cso_references_pending, so an import that changed nothing reads only those.
@@ -329,7 +329,6 @@ export class ImportStore {
          ON CONFLICT (id) DO NOTHING`,
         [this.systemId, referenceTypeIds]);
     }
-    void referenceAttributeIds;
     return n;
   }
 
