@@ -5,7 +5,26 @@ const tseslint = require('typescript-eslint');
 
 const workspace = ['domain', 'platform', 'persistence', 'jobs', 'connectors', 'application', 'testing', 'web', 'worker', 'scheduler'];
 const boundaries = {
-  'libs/domain': { allow: [], forbidPackages: ['@nestjs/*', 'typeorm', 'pg', 'bullmq', 'ioredis', 'winston', 'express', 'fs', 'node:fs', 'child_process', 'node:child_process', 'net', 'node:net', 'http', 'node:http'] },
+  'libs/domain': {
+    allow: [],
+    forbidPackages: [
+      '@nestjs/*',
+      'typeorm',
+      'pg',
+      'bullmq',
+      'ioredis',
+      'winston',
+      'express',
+      'fs',
+      'node:fs',
+      'child_process',
+      'node:child_process',
+      'net',
+      'node:net',
+      'http',
+      'node:http',
+    ],
+  },
   'libs/platform': { allow: ['domain'] },
   'libs/persistence': { allow: ['domain'] },
   'libs/jobs': { allow: ['domain'] },
@@ -22,13 +41,24 @@ const boundaryConfigs = Object.entries(boundaries).map(([dir, rule]) => {
   return {
     files: [`${dir}/**/*.ts`],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: forbidden.map((p) => `@meridian/${p}`), message: `${dir} may import only: ${rule.allow.join(', ') || 'nothing of ours'} (ARCHITECTURE.md §1).` },
-          { group: ['../../libs/*', '../../../libs/*', '../../apps/*', '../../../apps/*', '**/libs/*/src/*', '**/apps/*/src/*'], message: 'Import other projects through their package name (@meridian/...).' },
-          ...(rule.forbidPackages ? [{ group: rule.forbidPackages, message: 'The domain library is pure TypeScript: no framework, database or I/O.' }] : []),
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: forbidden.map((p) => `@meridian/${p}`),
+              message: `${dir} may import only: ${rule.allow.join(', ') || 'nothing of ours'} (ARCHITECTURE.md §1).`,
+            },
+            {
+              group: ['../../libs/*', '../../../libs/*', '../../apps/*', '../../../apps/*', '**/libs/*/src/*', '**/apps/*/src/*'],
+              message: 'Import other projects through their package name (@meridian/...).',
+            },
+            ...(rule.forbidPackages
+              ? [{ group: rule.forbidPackages, message: 'The domain library is pure TypeScript: no framework, database or I/O.' }]
+              : []),
+          ],
+        },
+      ],
     },
   };
 });

@@ -11,7 +11,10 @@ module.exports = {
   testMatch: ['<rootDir>/{src,test}/**/*.spec.ts'],
   transform: {
     '^.+\\.ts$': ['@swc/jest', { ...swcrc, swcrc: false }],
-    '^.+\\.m?js$': ['@swc/jest', { swcrc: false, jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+    '^.+\\.m?js$': [
+      '@swc/jest',
+      { swcrc: false, jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
   },
   transformIgnorePatterns: [`/node_modules/(?!(\\.pnpm|${esmOnly.join('|')})/)`],
   moduleNameMapper: {

@@ -21,8 +21,18 @@ import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import {
-  CONNECTOR_SPACE_COPY_COLUMNS, ConnectorSpaceObjectInput, connectorSpaceCopyRow, copyEncoded, CopyValue, copyRows, encodeCopyLine, escapeCopyText,
-  findConnectorSpaceObjectsByExternalIds, PreEncoded, upsertConnectorSpaceObjects, uuidV7,
+  CONNECTOR_SPACE_COPY_COLUMNS,
+  ConnectorSpaceObjectInput,
+  connectorSpaceCopyRow,
+  copyEncoded,
+  CopyValue,
+  copyRows,
+  encodeCopyLine,
+  escapeCopyText,
+  findConnectorSpaceObjectsByExternalIds,
+  PreEncoded,
+  upsertConnectorSpaceObjects,
+  uuidV7,
 } from '@meridian/persistence';
 import { createTestDatabase } from '@meridian/testing';
 
@@ -38,15 +48,70 @@ const LOOKUP_PAGES = Math.min(Number(process.env.MERIDIAN_BENCH_LOOKUP_PAGES ?? 
 
 // ---------------------------------------------------------------------------------------------- data
 
-const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Margaret', 'Ken', 'Frances', 'Niklaus', 'Radia', 'Tim', 'Sophie', 'John', 'Hedy', 'Claude'];
-const LAST = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Hamilton', 'Thompson', 'Allen', 'Wirth', 'Perlman', 'Berners-Lee', 'Wilson', 'McCarthy', 'Lamarr', 'Shannon'];
-const DEPARTMENTS = ['Engineering', 'Finance', 'Human Resources', 'Sales', 'Marketing', 'Legal', 'Operations', 'Research & Development', 'Support'];
+const FIRST = [
+  'Ada',
+  'Grace',
+  'Alan',
+  'Edsger',
+  'Barbara',
+  'Donald',
+  'Margaret',
+  'Ken',
+  'Frances',
+  'Niklaus',
+  'Radia',
+  'Tim',
+  'Sophie',
+  'John',
+  'Hedy',
+  'Claude',
+];
+const LAST = [
+  'Lovelace',
+  'Hopper',
+  'Turing',
+  'Dijkstra',
+  'Liskov',
+  'Knuth',
+  'Hamilton',
+  'Thompson',
+  'Allen',
+  'Wirth',
+  'Perlman',
+  'Berners-Lee',
+  'Wilson',
+  'McCarthy',
+  'Lamarr',
+  'Shannon',
+];
+const DEPARTMENTS = [
+  'Engineering',
+  'Finance',
+  'Human Resources',
+  'Sales',
+  'Marketing',
+  'Legal',
+  'Operations',
+  'Research & Development',
+  'Support',
+];
 const TITLES = ['Engineer', 'Senior Engineer', 'Analyst', 'Manager', 'Director', 'Consultant', 'Administrator', 'Specialist'];
 const ATTRIBUTES: Array<[name: string, type: string, plurality: string]> = [
-  ['employeeId', 'String', 'Single'], ['givenName', 'String', 'Single'], ['sn', 'String', 'Single'], ['displayName', 'String', 'Single'],
-  ['mail', 'String', 'Single'], ['userPrincipalName', 'String', 'Single'], ['department', 'String', 'Single'], ['title', 'String', 'Single'],
-  ['company', 'String', 'Single'], ['manager', 'Reference', 'Single'], ['employeeNumber', 'Integer', 'Single'], ['costCentre', 'Integer', 'Single'],
-  ['hireDate', 'DateTime', 'Single'], ['accountEnabled', 'Boolean', 'Single'], ['proxyAddresses', 'String', 'Multi'],
+  ['employeeId', 'String', 'Single'],
+  ['givenName', 'String', 'Single'],
+  ['sn', 'String', 'Single'],
+  ['displayName', 'String', 'Single'],
+  ['mail', 'String', 'Single'],
+  ['userPrincipalName', 'String', 'Single'],
+  ['department', 'String', 'Single'],
+  ['title', 'String', 'Single'],
+  ['company', 'String', 'Single'],
+  ['manager', 'Reference', 'Single'],
+  ['employeeNumber', 'Integer', 'Single'],
+  ['costCentre', 'Integer', 'Single'],
+  ['hireDate', 'DateTime', 'Single'],
+  ['accountEnabled', 'Boolean', 'Single'],
+  ['proxyAddresses', 'String', 'Multi'],
 ];
 
 /** A small deterministic PRNG (mulberry32), so every run generates the same data. */
@@ -71,16 +136,40 @@ function makeObject(i: number, systemId: number, typeId: number, attrIds: number
   const login = `${given}.${sn}${i}`.toLowerCase();
   const display = `${given} ${sn}`;
   const hire = new Date(Date.UTC(2000 + Math.floor(r() * 25), Math.floor(r() * 12), 1 + Math.floor(r() * 28)));
-  const proxies = [`SMTP:${login}@example.org`, ...(r() < 0.6 ? [`smtp:${login}@corp.example.org`] : []), ...(r() < 0.2 ? [`smtp:${login}@legacy.example.com`] : [])];
+  const proxies = [
+    `SMTP:${login}@example.org`,
+    ...(r() < 0.6 ? [`smtp:${login}@corp.example.org`] : []),
+    ...(r() < 0.2 ? [`smtp:${login}@legacy.example.com`] : []),
+  ];
   const values: unknown[][] = [
-    [externalId(i)], [given], [sn], [display], [`${login}@example.org`], [`${login}@corp.example.org`],
-    [DEPARTMENTS[Math.floor(r() * DEPARTMENTS.length)]], [TITLES[Math.floor(r() * TITLES.length)]], ['Example Corporation'],
-    [i > 0 ? externalId(Math.floor(r() * i)) : null].filter((v) => v !== null), [100000 + i], [1000 + Math.floor(r() * 9000)],
-    [hire.toISOString()], [r() < 0.93], proxies,
+    [externalId(i)],
+    [given],
+    [sn],
+    [display],
+    [`${login}@example.org`],
+    [`${login}@corp.example.org`],
+    [DEPARTMENTS[Math.floor(r() * DEPARTMENTS.length)]],
+    [TITLES[Math.floor(r() * TITLES.length)]],
+    ['Example Corporation'],
+    [i > 0 ? externalId(Math.floor(r() * i)) : null].filter((v) => v !== null),
+    [100000 + i],
+    [1000 + Math.floor(r() * 9000)],
+    [hire.toISOString()],
+    [r() < 0.93],
+    proxies,
   ];
   const attributes: Record<string, unknown[]> = {};
-  values.forEach((v, k) => { if (v.length) attributes[attrIds[k]] = v; });
-  return { connectedSystemId: systemId, objectTypeId: typeId, externalId: externalId(i), secondaryExternalId: `${login}@corp.example.org`, displayName: display, attributes };
+  values.forEach((v, k) => {
+    if (v.length) attributes[attrIds[k]] = v;
+  });
+  return {
+    connectedSystemId: systemId,
+    objectTypeId: typeId,
+    externalId: externalId(i),
+    secondaryExternalId: `${login}@corp.example.org`,
+    displayName: display,
+    attributes,
+  };
 }
 
 function* objects(from: number, to: number, systemId: number, typeId: number, attrIds: number[]): Generator<ConnectorSpaceObjectInput> {
@@ -92,7 +181,10 @@ function* pages<T>(items: Iterable<T>, size: number): Generator<T[]> {
   let page: T[] = [];
   for (const item of items) {
     page.push(item);
-    if (page.length === size) { yield page; page = []; }
+    if (page.length === size) {
+      yield page;
+      page = [];
+    }
   }
   if (page.length) yield page;
 }
@@ -100,7 +192,9 @@ function* pages<T>(items: Iterable<T>, size: number): Generator<T[]> {
 // ------------------------------------------------------------------------------------------ measuring
 
 let peakRss = 0;
-const sampleMemory = () => { peakRss = Math.max(peakRss, process.memoryUsage().rss); };
+const sampleMemory = () => {
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+};
 const sampler = setInterval(sampleMemory, 50);
 sampler.unref();
 
@@ -126,7 +220,9 @@ async function checkpoint(client: Client): Promise<void> {
 }
 
 async function relationSize(client: Client, table: string): Promise<string> {
-  const { rows: [r] } = await client.query(`SELECT pg_table_size($1) AS t, pg_indexes_size($1) AS i`, [table]);
+  const {
+    rows: [r],
+  } = await client.query(`SELECT pg_table_size($1) AS t, pg_indexes_size($1) AS i`, [table]);
   return `table ${mb(Number(r.t))}, indexes ${mb(Number(r.i))}`;
 }
 
@@ -140,7 +236,12 @@ function shuffledPages(n: number, count: number): number[] {
   return all.slice(0, count);
 }
 
-interface LookupFigures { ms: number; p50: number; p95: number; found: number }
+interface LookupFigures {
+  ms: number;
+  p50: number;
+  p95: number;
+  found: number;
+}
 
 /** LOOKUP_PAGES random pages of 1000 external ids (shuffled within the page too), each one lookup. */
 async function lookups(label: string, lookupPage: (ids: string[]) => Promise<number>): Promise<LookupFigures> {
@@ -153,7 +254,10 @@ async function lookups(label: string, lookupPage: (ids: string[]) => Promise<num
   for (const p of order) {
     const ids: string[] = [];
     for (let i = p * PAGE; i < Math.min(N, (p + 1) * PAGE); i++) ids.push(externalId(i));
-    for (let i = ids.length - 1; i > 0; i--) { const j = Math.floor(r() * (i + 1)); [ids[i], ids[j]] = [ids[j], ids[i]]; }
+    for (let i = ids.length - 1; i > 0; i--) {
+      const j = Math.floor(r() * (i + 1));
+      [ids[i], ids[j]] = [ids[j], ids[i]];
+    }
     const t = performance.now();
     found += await lookupPage(ids);
     perPage.push(performance.now() - t);
@@ -164,7 +268,9 @@ async function lookups(label: string, lookupPage: (ids: string[]) => Promise<num
   const expected = Math.min(N, LOOKUP_PAGES * PAGE);
   if (found !== expected) throw new Error(`${label}: found ${found} of ${expected}`);
   const figures = { ms, p50: percentile(perPage, 50), p95: percentile(perPage, 95), found };
-  console.log(`${secs(ms).padStart(9)}   ${(LOOKUP_PAGES / (ms / 1000)).toFixed(1).padStart(9)} pages/s   p50 ${figures.p50.toFixed(1)} ms   p95 ${figures.p95.toFixed(1)} ms per page`);
+  console.log(
+    `${secs(ms).padStart(9)}   ${(LOOKUP_PAGES / (ms / 1000)).toFixed(1).padStart(9)} pages/s   p50 ${figures.p50.toFixed(1)} ms   p95 ${figures.p95.toFixed(1)} ms per page`,
+  );
   return figures;
 }
 
@@ -175,8 +281,23 @@ function pgTextArray(values: unknown[]): string {
   return `{${values.map((v) => `"${String(v).replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;
 }
 
-const WIDE_COLUMNS = ['employee_id', 'given_name', 'sn', 'display_name_attr', 'mail', 'user_principal_name', 'department', 'title', 'company', 'manager',
-  'employee_number', 'cost_centre', 'hire_date', 'account_enabled', 'proxy_addresses'];
+const WIDE_COLUMNS = [
+  'employee_id',
+  'given_name',
+  'sn',
+  'display_name_attr',
+  'mail',
+  'user_principal_name',
+  'department',
+  'title',
+  'company',
+  'manager',
+  'employee_number',
+  'cost_centre',
+  'hire_date',
+  'account_enabled',
+  'proxy_addresses',
+];
 
 /**
  * The alternatives of ADR 0003, each with the indexes and foreign keys it would need in production,
@@ -190,7 +311,9 @@ async function createAlternatives(client: Client): Promise<void> {
       external_id text, secondary_external_id text, display_name text, status varchar(30) NOT NULL DEFAULT 'Normal',
       content_hash bytea, metaverse_object_id uuid, created timestamptz NOT NULL DEFAULT now(), last_updated timestamptz)`);
   await client.query(`CREATE UNIQUE INDEX ON eav_object (connected_system_id, object_type_id, external_id) WHERE external_id IS NOT NULL`);
-  await client.query(`CREATE INDEX ON eav_object (connected_system_id, lower(secondary_external_id)) WHERE secondary_external_id IS NOT NULL`);
+  await client.query(
+    `CREATE INDEX ON eav_object (connected_system_id, lower(secondary_external_id)) WHERE secondary_external_id IS NOT NULL`,
+  );
   await client.query(`CREATE INDEX ON eav_object (connected_system_id, id)`);
   await client.query(`
     CREATE TABLE eav_value (
@@ -202,7 +325,16 @@ async function createAlternatives(client: Client): Promise<void> {
   await client.query(`CREATE INDEX ON eav_value (attribute_id, lower(value_text)) WHERE value_text IS NOT NULL`);
 
   const typed = ATTRIBUTES.map(([, type, plurality], k) => {
-    const sql = plurality === 'Multi' ? 'text[]' : type === 'Integer' ? 'bigint' : type === 'DateTime' ? 'timestamptz' : type === 'Boolean' ? 'boolean' : 'text';
+    const sql =
+      plurality === 'Multi'
+        ? 'text[]'
+        : type === 'Integer'
+          ? 'bigint'
+          : type === 'DateTime'
+            ? 'timestamptz'
+            : type === 'Boolean'
+              ? 'boolean'
+              : 'text';
     return `${WIDE_COLUMNS[k]} ${sql}`;
   });
   await client.query(`
@@ -213,7 +345,9 @@ async function createAlternatives(client: Client): Promise<void> {
       content_hash bytea, metaverse_object_id uuid, created timestamptz NOT NULL DEFAULT now(), last_updated timestamptz,
       ${typed.join(', ')})`);
   await client.query(`CREATE UNIQUE INDEX ON wide_person (connected_system_id, object_type_id, external_id) WHERE external_id IS NOT NULL`);
-  await client.query(`CREATE INDEX ON wide_person (connected_system_id, lower(secondary_external_id)) WHERE secondary_external_id IS NOT NULL`);
+  await client.query(
+    `CREATE INDEX ON wide_person (connected_system_id, lower(secondary_external_id)) WHERE secondary_external_id IS NOT NULL`,
+  );
   await client.query(`CREATE INDEX ON wide_person (connected_system_id, id)`);
 }
 
@@ -223,7 +357,15 @@ function pointLookup(table: string, columns: string): string {
     SELECT ${columns} FROM ${table} WHERE connected_system_id = $1 AND object_type_id = $2 AND external_id = k.external_id LIMIT 1) c`;
 }
 
-const EAV_OBJECT_COLUMNS = ['id', 'connected_system_id', 'object_type_id', 'external_id', 'secondary_external_id', 'display_name', 'content_hash'];
+const EAV_OBJECT_COLUMNS = [
+  'id',
+  'connected_system_id',
+  'object_type_id',
+  'external_id',
+  'secondary_external_id',
+  'display_name',
+  'content_hash',
+];
 const EAV_VALUE_COLUMNS = ['object_id', 'attribute_id', 'ordinal', 'value_text', 'value_int', 'value_date', 'value_bool'];
 const WIDE_ALL_COLUMNS = [...EAV_OBJECT_COLUMNS, ...WIDE_COLUMNS];
 
@@ -233,9 +375,17 @@ function eavRows(o: ConnectorSpaceObjectInput, types: Map<string, string>): { ob
   const values: CopyValue[][] = [];
   for (const [attributeId, list] of Object.entries(o.attributes)) {
     const type = types.get(attributeId);
-    list.forEach((v, ordinal) => values.push([row[0], Number(attributeId), ordinal,
-      type === 'String' || type === 'Reference' ? v as string : null, type === 'Integer' ? v as number : null,
-      type === 'DateTime' ? v as string : null, type === 'Boolean' ? v as boolean : null]));
+    list.forEach((v, ordinal) =>
+      values.push([
+        row[0],
+        Number(attributeId),
+        ordinal,
+        type === 'String' || type === 'Reference' ? (v as string) : null,
+        type === 'Integer' ? (v as number) : null,
+        type === 'DateTime' ? (v as string) : null,
+        type === 'Boolean' ? (v as boolean) : null,
+      ]),
+    );
   }
   return { object: [row[0], row[1], row[2], row[3], row[4], row[5], row[7]], values };
 }
@@ -246,7 +396,7 @@ function wideRow(o: ConnectorSpaceObjectInput, attrIds: number[]): CopyValue[] {
   const values = attrIds.map((id, k) => {
     const v = o.attributes[id];
     if (!v?.length) return null;
-    return ATTRIBUTES[k][2] === 'Multi' ? new PreEncoded(escapeCopyText(pgTextArray(v))) : v[0] as CopyValue;
+    return ATTRIBUTES[k][2] === 'Multi' ? new PreEncoded(escapeCopyText(pgTextArray(v))) : (v[0] as CopyValue);
   });
   return [row[0], row[1], row[2], row[3], row[4], row[5], row[7], ...values];
 }
@@ -257,8 +407,11 @@ const attributeTypes = (attrIds: number[]) => new Map(attrIds.map((id, k) => [St
 async function loadEav(client: Client, source: Iterable<ConnectorSpaceObjectInput>, attrIds: number[]): Promise<void> {
   const types = attributeTypes(attrIds);
   for (const page of pages(source, PAGE)) {
-    const { rows: existing } = await client.query(pointLookup('eav_object', 'external_id'),
-      [page[0].connectedSystemId, page[0].objectTypeId, page.map((o) => o.externalId)]);
+    const { rows: existing } = await client.query(pointLookup('eav_object', 'external_id'), [
+      page[0].connectedSystemId,
+      page[0].objectTypeId,
+      page.map((o) => o.externalId),
+    ]);
     const known = new Set(existing.map((r) => r.external_id));
     const objectRows: CopyValue[][] = [];
     const valueRows: CopyValue[][] = [];
@@ -276,22 +429,40 @@ async function loadEav(client: Client, source: Iterable<ConnectorSpaceObjectInpu
 /** The import's steps for a wide table: per page, look the external ids up, COPY the new objects. */
 async function loadWide(client: Client, source: Iterable<ConnectorSpaceObjectInput>, attrIds: number[]): Promise<void> {
   for (const page of pages(source, PAGE)) {
-    const { rows: existing } = await client.query(pointLookup('wide_person', 'external_id'),
-      [page[0].connectedSystemId, page[0].objectTypeId, page.map((o) => o.externalId)]);
+    const { rows: existing } = await client.query(pointLookup('wide_person', 'external_id'), [
+      page[0].connectedSystemId,
+      page[0].objectTypeId,
+      page.map((o) => o.externalId),
+    ]);
     const known = new Set(existing.map((r) => r.external_id));
-    await copyRows(client, 'wide_person', WIDE_ALL_COLUMNS, page.filter((o) => !known.has(o.externalId)).map((o) => wideRow(o, attrIds)));
+    await copyRows(
+      client,
+      'wide_person',
+      WIDE_ALL_COLUMNS,
+      page.filter((o) => !known.has(o.externalId)).map((o) => wideRow(o, attrIds)),
+    );
   }
 }
 
 /** One page of one layout, encoded as COPY text before the clock starts. */
-interface EncodedPage { ids: string[]; copies: Array<{ table: string; columns: readonly string[]; text: string }> }
+interface EncodedPage {
+  ids: string[];
+  copies: Array<{ table: string; columns: readonly string[]; text: string }>;
+}
 
 /**
  * The database's share of an import: the layout's per-page statements (lookup by external id, then
  * COPY) on rows encoded beforehand, against one raw COPY of the same objects into a plain table with
  * the columns of connected_system_object, in ABBA rounds. No client work is timed.
  */
-async function databaseOnly(client: Client, systemId: number, typeId: number, lookupTable: string, encoded: EncodedPage[], plainText: string[]): Promise<{ ms: number; copyMs: number }> {
+async function databaseOnly(
+  client: Client,
+  systemId: number,
+  typeId: number,
+  lookupTable: string,
+  encoded: EncodedPage[],
+  plainText: string[],
+): Promise<{ ms: number; copyMs: number }> {
   await client.query(`DROP TABLE IF EXISTS g_plain`);
   await client.query(`CREATE TABLE g_plain (LIKE connected_system_object INCLUDING DEFAULTS)`);
   await checkpoint(client);
@@ -314,7 +485,13 @@ async function databaseOnly(client: Client, systemId: number, typeId: number, lo
   for (let r = 0; r < ROUNDS; r++) {
     const from = Math.floor((r * encoded.length) / ROUNDS);
     const to = Math.floor(((r + 1) * encoded.length) / ROUNDS);
-    if (r % 2 === 0) { await plain(from, to); await real(from, to); } else { await real(from, to); await plain(from, to); }
+    if (r % 2 === 0) {
+      await plain(from, to);
+      await real(from, to);
+    } else {
+      await real(from, to);
+      await plain(from, to);
+    }
   }
   await client.query(`DROP TABLE g_plain`);
   return { ms, copyMs };
@@ -323,34 +500,64 @@ async function databaseOnly(client: Client, systemId: number, typeId: number, lo
 // ------------------------------------------------------------------------------------------------ run
 
 async function main(): Promise<void> {
-  console.log(`connector space: ${num(N)} objects × 15 attributes, imported in pages of ${PAGE}, written ${num(BATCH)} per round; ${num(LOOKUP_PAGES)} random lookup pages of ${PAGE}`);
+  console.log(
+    `connector space: ${num(N)} objects × 15 attributes, imported in pages of ${PAGE}, written ${num(BATCH)} per round; ${num(LOOKUP_PAGES)} random lookup pages of ${PAGE}`,
+  );
   const db = await createTestDatabase('bench');
   const client = new Client({ connectionString: db.url });
   // Interrupted (Ctrl-C, kill): still drop the database, which can hold gigabytes.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       console.error(`\n${signal}: dropping ${db.name}`);
-      void client.end().catch(() => undefined).then(() => db.drop()).finally(() => process.exit(130));
+      void client
+        .end()
+        .catch(() => undefined)
+        .then(() => db.drop())
+        .finally(() => process.exit(130));
     });
   }
   await client.connect();
   try {
-    const { rows: [{ version }] } = await client.query(`SELECT split_part(version(), ' on ', 1) AS version`);
-    const settings = (await client.query(`SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers', 'max_wal_size', 'synchronous_commit', 'temp_buffers') ORDER BY name`)).rows
-      .map((s) => `${s.name}=${s.setting}${s.unit ?? ''}`).join(', ');
-    console.log(`${version}; ${settings}; node ${process.version}; ${cpus().length} CPUs; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    const {
+      rows: [{ version }],
+    } = await client.query(`SELECT split_part(version(), ' on ', 1) AS version`);
+    const settings = (
+      await client.query(
+        `SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers', 'max_wal_size', 'synchronous_commit', 'temp_buffers') ORDER BY name`,
+      )
+    ).rows
+      .map((s) => `${s.name}=${s.setting}${s.unit ?? ''}`)
+      .join(', ');
+    console.log(
+      `${version}; ${settings}; node ${process.version}; ${cpus().length} CPUs; load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
 
-    const { rows: [{ id: systemId }] } = await client.query(`INSERT INTO connected_system (name, connector_type) VALUES ('HR (bench)', 'File') RETURNING id`);
-    const { rows: [{ id: typeId }] } = await client.query(`INSERT INTO connected_system_object_type (connected_system_id, name, selected) VALUES ($1, 'person', true) RETURNING id`, [systemId]);
+    const {
+      rows: [{ id: systemId }],
+    } = await client.query(`INSERT INTO connected_system (name, connector_type) VALUES ('HR (bench)', 'File') RETURNING id`);
+    const {
+      rows: [{ id: typeId }],
+    } = await client.query(
+      `INSERT INTO connected_system_object_type (connected_system_id, name, selected) VALUES ($1, 'person', true) RETURNING id`,
+      [systemId],
+    );
     const attrIds: number[] = [];
     for (const [name, type, plurality] of ATTRIBUTES) {
-      const { rows: [{ id }] } = await client.query(
+      const {
+        rows: [{ id }],
+      } = await client.query(
         `INSERT INTO connected_system_attribute (object_type_id, name, type, plurality, selected, is_external_id, is_secondary_external_id)
-         VALUES ($1, $2, $3, $4, true, $5, $6) RETURNING id`, [typeId, name, type, plurality, name === 'employeeId', name === 'userPrincipalName']);
+         VALUES ($1, $2, $3, $4, true, $5, $6) RETURNING id`,
+        [typeId, name, type, plurality, name === 'employeeId', name === 'userPrincipalName'],
+      );
       attrIds.push(id);
     }
     const source = (from = 0, to = N) => objects(from, to, systemId, typeId, attrIds);
-    console.log(`one COPY line: ${encodeCopyLine(connectorSpaceCopyRow(makeObject(12345, systemId, typeId, attrIds))).length} bytes; uuid v7 e.g. ${uuidV7()}\n`);
+    console.log(
+      `one COPY line: ${encodeCopyLine(connectorSpaceCopyRow(makeObject(12345, systemId, typeId, attrIds))).length} bytes; uuid v7 e.g. ${uuidV7()}\n`,
+    );
 
     // 0. The client side alone (generating, canonical JSON, SHA-256, COPY text): paid by (a) and (b) alike.
     const gen = await timed('generate + encode only (no database)', async () => {
@@ -373,8 +580,10 @@ async function main(): Promise<void> {
       let candidateMs = 0;
       const copyRound = async (from: number, to: number) => {
         const t = performance.now();
-        function* rows() { for (const o of source(from, to)) yield connectorSpaceCopyRow(o); }
-        if (await copyRows(client, 'bench_cso_copy', CONNECTOR_SPACE_COPY_COLUMNS, rows()) !== to - from) throw new Error('COPY count');
+        function* rows() {
+          for (const o of source(from, to)) yield connectorSpaceCopyRow(o);
+        }
+        if ((await copyRows(client, 'bench_cso_copy', CONNECTOR_SPACE_COPY_COLUMNS, rows())) !== to - from) throw new Error('COPY count');
         copyMs += performance.now() - t;
       };
       const candidateRound = async (from: number, to: number) => {
@@ -385,12 +594,20 @@ async function main(): Promise<void> {
       for (let r = 0; r < ROUNDS; r++) {
         const from = Math.floor((r * N) / ROUNDS);
         const to = Math.floor(((r + 1) * N) / ROUNDS);
-        if (r % 2 === 0) { await copyRound(from, to); await candidateRound(from, to); } else { await candidateRound(from, to); await copyRound(from, to); }
+        if (r % 2 === 0) {
+          await copyRound(from, to);
+          await candidateRound(from, to);
+        } else {
+          await candidateRound(from, to);
+          await copyRound(from, to);
+        }
         sampleMemory();
       }
       const copySize = await relationSize(client, 'bench_cso_copy');
       await client.query(`DROP TABLE bench_cso_copy`);
-      console.log(`${secs(candidateMs).padStart(9)}   ${num((N / candidateMs) * 1000).padStart(9)} objects/s   raw COPY ${secs(copyMs)} (${num((N / copyMs) * 1000)}/s)   ratio ${(candidateMs / copyMs).toFixed(2)}×`);
+      console.log(
+        `${secs(candidateMs).padStart(9)}   ${num((N / candidateMs) * 1000).padStart(9)} objects/s   raw COPY ${secs(copyMs)} (${num((N / copyMs) * 1000)}/s)   ratio ${(candidateMs / copyMs).toFixed(2)}×`,
+      );
       return { ms: candidateMs, copyMs, ratio: candidateMs / copyMs, copySize };
     };
     const expectCounts = (what: string, r: { inserted: number; updated: number; unchanged: number }, expected: Partial<typeof r>) => {
@@ -408,21 +625,28 @@ async function main(): Promise<void> {
     // (c) The same full import again, nothing changed: nothing is written.
     await checkpoint(client);
     const again = await timed('(c) import again, unchanged (content hash equal)', async () =>
-      upsertConnectorSpaceObjects(client, source(), { batchSize: BATCH }));
+      upsertConnectorSpaceObjects(client, source(), { batchSize: BATCH }),
+    );
     expectCounts('re-import', again.value, { unchanged: N, inserted: 0, updated: 0 });
 
     // (d) Lookups by external id in random pages of 1000.
-    const full = await lookups('(d) find by external id, pages of 1000, whole objects', async (ids) =>
-      (await findConnectorSpaceObjectsByExternalIds(client, systemId, typeId, ids)).length);
-    const narrow = await lookups('(d) find by external id, pages of 1000, without attributes', async (ids) =>
-      (await findConnectorSpaceObjectsByExternalIds(client, systemId, typeId, ids, { attributes: false })).length);
+    const full = await lookups(
+      '(d) find by external id, pages of 1000, whole objects',
+      async (ids) => (await findConnectorSpaceObjectsByExternalIds(client, systemId, typeId, ids)).length,
+    );
+    const narrow = await lookups(
+      '(d) find by external id, pages of 1000, without attributes',
+      async (ids) => (await findConnectorSpaceObjectsByExternalIds(client, systemId, typeId, ids, { attributes: false })).length,
+    );
 
     const importPeakRss = peakRss;
 
     // (b5) The same import, writing five connector pages per round (the engine may gather pages).
     await client.query(`TRUNCATE connected_system_object`);
     const insert5 = await againstCopy(`(b5) import, all new, ${num(5 * PAGE)} per round, vs (a)`, async (from, to) => {
-      expectCounts('import (5 pages)', await upsertConnectorSpaceObjects(client, source(from, to), { batchSize: 5 * PAGE }), { inserted: to - from });
+      expectCounts('import (5 pages)', await upsertConnectorSpaceObjects(client, source(from, to), { batchSize: 5 * PAGE }), {
+        inserted: to - from,
+      });
     });
     await client.query(`TRUNCATE connected_system_object`);
 
@@ -435,28 +659,70 @@ async function main(): Promise<void> {
     const dbOnlyLines: string[] = [];
     const reportDbOnly = (name: string, r: { ms: number; copyMs: number }) => {
       const line = `${name}: ${secs(r.ms)} against ${secs(r.copyMs)} raw COPY, ${(r.ms / r.copyMs).toFixed(2)}×`;
-      console.log(`${`(g) database only, ${num(dbOnly)} objects, ${name}`.padEnd(64)} ${secs(r.ms).padStart(9)}   raw COPY ${secs(r.copyMs)}   ratio ${(r.ms / r.copyMs).toFixed(2)}×`);
+      console.log(
+        `${`(g) database only, ${num(dbOnly)} objects, ${name}`.padEnd(64)} ${secs(r.ms).padStart(9)}   raw COPY ${secs(r.copyMs)}   ratio ${(r.ms / r.copyMs).toFixed(2)}×`,
+      );
       dbOnlyLines.push(line);
     };
     await client.query(`CREATE TABLE g_real (LIKE connected_system_object INCLUDING ALL)`);
-    await client.query(`ALTER TABLE g_real ADD FOREIGN KEY (connected_system_id, object_type_id) REFERENCES connected_system_object_type (connected_system_id, id) ON DELETE CASCADE`);
-    reportDbOnly('JSONB (chosen)', await databaseOnly(client, systemId, typeId, 'g_real',
-      dbOnlyPages.map((page, k) => ({ ids: ids(page), copies: [{ table: 'g_real', columns: CONNECTOR_SPACE_COPY_COLUMNS, text: plainText[k] }] })), plainText));
+    await client.query(
+      `ALTER TABLE g_real ADD FOREIGN KEY (connected_system_id, object_type_id) REFERENCES connected_system_object_type (connected_system_id, id) ON DELETE CASCADE`,
+    );
+    reportDbOnly(
+      'JSONB (chosen)',
+      await databaseOnly(
+        client,
+        systemId,
+        typeId,
+        'g_real',
+        dbOnlyPages.map((page, k) => ({
+          ids: ids(page),
+          copies: [{ table: 'g_real', columns: CONNECTOR_SPACE_COPY_COLUMNS, text: plainText[k] }],
+        })),
+        plainText,
+      ),
+    );
     await client.query(`DROP TABLE g_real`);
     const alternatives = process.env.MERIDIAN_BENCH_ALTERNATIVES !== '0';
     if (alternatives) {
       await createAlternatives(client);
       const types = attributeTypes(attrIds);
-      reportDbOnly('EAV', await databaseOnly(client, systemId, typeId, 'eav_object', dbOnlyPages.map((page) => {
-        const rows = page.map((o) => eavRows(o, types));
-        return { ids: ids(page), copies: [
-          { table: 'eav_object', columns: EAV_OBJECT_COLUMNS, text: rows.map((r) => encodeCopyLine(r.object)).join('') },
-          { table: 'eav_value', columns: EAV_VALUE_COLUMNS, text: rows.flatMap((r) => r.values.map(encodeCopyLine)).join('') },
-        ] };
-      }), plainText));
-      reportDbOnly('wide table', await databaseOnly(client, systemId, typeId, 'wide_person', dbOnlyPages.map((page) => ({
-        ids: ids(page), copies: [{ table: 'wide_person', columns: WIDE_ALL_COLUMNS, text: page.map((o) => encodeCopyLine(wideRow(o, attrIds))).join('') }],
-      })), plainText));
+      reportDbOnly(
+        'EAV',
+        await databaseOnly(
+          client,
+          systemId,
+          typeId,
+          'eav_object',
+          dbOnlyPages.map((page) => {
+            const rows = page.map((o) => eavRows(o, types));
+            return {
+              ids: ids(page),
+              copies: [
+                { table: 'eav_object', columns: EAV_OBJECT_COLUMNS, text: rows.map((r) => encodeCopyLine(r.object)).join('') },
+                { table: 'eav_value', columns: EAV_VALUE_COLUMNS, text: rows.flatMap((r) => r.values.map(encodeCopyLine)).join('') },
+              ],
+            };
+          }),
+          plainText,
+        ),
+      );
+      reportDbOnly(
+        'wide table',
+        await databaseOnly(
+          client,
+          systemId,
+          typeId,
+          'wide_person',
+          dbOnlyPages.map((page) => ({
+            ids: ids(page),
+            copies: [
+              { table: 'wide_person', columns: WIDE_ALL_COLUMNS, text: page.map((o) => encodeCopyLine(wideRow(o, attrIds))).join('') },
+            ],
+          })),
+          plainText,
+        ),
+      );
       await client.query(`TRUNCATE eav_value, eav_object, wide_person`);
     }
     dbOnlyPages.length = 0;
@@ -467,50 +733,79 @@ async function main(): Promise<void> {
       // (e) The rejected variant: every row staged, then INSERT … ON CONFLICT (the `merge` option).
       await client.query(`TRUNCATE connected_system_object`);
       const merge = await againstCopy('(e) merge variant (stage + ON CONFLICT), all new, vs (a)', async (from, to) => {
-        expectCounts('merge', await upsertConnectorSpaceObjects(client, source(from, to), { batchSize: BATCH, merge: true }), { inserted: to - from });
+        expectCounts('merge', await upsertConnectorSpaceObjects(client, source(from, to), { batchSize: BATCH, merge: true }), {
+          inserted: to - from,
+        });
       });
       await checkpoint(client);
       const mergeAgain = await timed('(e) merge variant, unchanged', async () =>
-        upsertConnectorSpaceObjects(client, source(), { batchSize: BATCH, merge: true }));
+        upsertConnectorSpaceObjects(client, source(), { batchSize: BATCH, merge: true }),
+      );
       expectCounts('merge again', mergeAgain.value, { unchanged: N });
-      lines.push(`merge variant: import ${merge.ratio.toFixed(2)}× raw COPY; unchanged re-import ${secs(mergeAgain.ms)} (${(mergeAgain.ms / merge.copyMs).toFixed(2)}× raw COPY)`);
+      lines.push(
+        `merge variant: import ${merge.ratio.toFixed(2)}× raw COPY; unchanged re-import ${secs(mergeAgain.ms)} (${(mergeAgain.ms / merge.copyMs).toFixed(2)}× raw COPY)`,
+      );
       await client.query(`TRUNCATE connected_system_object`);
 
       // (f) Other layouts (ADR 0003, alternatives considered), loaded the way the import loads.
-      const eav = await againstCopy('(f) EAV (object row + a row per value), import, vs (a)', (from, to) => loadEav(client, source(from, to), attrIds));
+      const eav = await againstCopy('(f) EAV (object row + a row per value), import, vs (a)', (from, to) =>
+        loadEav(client, source(from, to), attrIds),
+      );
       await client.query(`ANALYZE eav_object, eav_value`);
       const eavLookup = await lookups('(f) EAV: find by external id, pages of 1000, whole objects', async (ids) => {
         const { rows } = await client.query(
           `SELECT o.id, o.external_id, o.content_hash, v.attribute_id, v.ordinal, v.value_text, v.value_int, v.value_date, v.value_bool
-             FROM (${pointLookup('eav_object', 'id, external_id, content_hash')}) o JOIN eav_value v ON v.object_id = o.id`, [systemId, typeId, ids]);
+             FROM (${pointLookup('eav_object', 'id, external_id, content_hash')}) o JOIN eav_value v ON v.object_id = o.id`,
+          [systemId, typeId, ids],
+        );
         return new Set(rows.map((r) => r.id)).size;
       });
-      const { rows: [{ values }] } = await client.query(`SELECT count(*)::int AS values FROM eav_value`);
-      lines.push(`EAV: import ${eav.ratio.toFixed(2)}× raw COPY; lookup page p50 ${eavLookup.p50.toFixed(1)} ms, p95 ${eavLookup.p95.toFixed(1)} ms; eav_object ${await relationSize(client, 'eav_object')}; eav_value (${num(values)} rows) ${await relationSize(client, 'eav_value')}`);
+      const {
+        rows: [{ values }],
+      } = await client.query(`SELECT count(*)::int AS values FROM eav_value`);
+      lines.push(
+        `EAV: import ${eav.ratio.toFixed(2)}× raw COPY; lookup page p50 ${eavLookup.p50.toFixed(1)} ms, p95 ${eavLookup.p95.toFixed(1)} ms; eav_object ${await relationSize(client, 'eav_object')}; eav_value (${num(values)} rows) ${await relationSize(client, 'eav_value')}`,
+      );
       await client.query(`DROP TABLE eav_value, eav_object`);
 
-      const wide = await againstCopy('(f) wide table per object type, import, vs (a)', (from, to) => loadWide(client, source(from, to), attrIds));
+      const wide = await againstCopy('(f) wide table per object type, import, vs (a)', (from, to) =>
+        loadWide(client, source(from, to), attrIds),
+      );
       await client.query(`ANALYZE wide_person`);
-      const wideLookup = await lookups('(f) wide: find by external id, pages of 1000, whole objects', async (ids) =>
-        (await client.query(pointLookup('wide_person', '*'), [systemId, typeId, ids])).rowCount ?? 0);
-      lines.push(`wide table: import ${wide.ratio.toFixed(2)}× raw COPY; lookup page p50 ${wideLookup.p50.toFixed(1)} ms, p95 ${wideLookup.p95.toFixed(1)} ms; ${await relationSize(client, 'wide_person')}`);
+      const wideLookup = await lookups(
+        '(f) wide: find by external id, pages of 1000, whole objects',
+        async (ids) => (await client.query(pointLookup('wide_person', '*'), [systemId, typeId, ids])).rowCount ?? 0,
+      );
+      lines.push(
+        `wide table: import ${wide.ratio.toFixed(2)}× raw COPY; lookup page p50 ${wideLookup.p50.toFixed(1)} ms, p95 ${wideLookup.p95.toFixed(1)} ms; ${await relationSize(client, 'wide_person')}`,
+      );
       await client.query(`DROP TABLE wide_person`);
     }
 
     const lookupAllMs = full.ms * (Math.ceil(N / PAGE) / LOOKUP_PAGES);
     const withLookups = (insert.ms + lookupAllMs) / insert.copyMs;
     console.log('');
-    console.log(`client-side generation + encoding alone: ${secs(gen.ms)} (${num(gen.value / N)} bytes per object; paid by (a) and (b) alike)`);
+    console.log(
+      `client-side generation + encoding alone: ${secs(gen.ms)} (${num(gen.value / N)} bytes per object; paid by (a) and (b) alike)`,
+    );
     console.log(`sizes: plain table (a): ${insert.copySize}; connected_system_object: ${realSize}`);
     const verdict = (ratio: number) => `${ratio.toFixed(2)}×  ${ratio <= 3 ? 'WITHIN 3×' : 'NOT within 3×'}`;
-    console.log(`(b) import of new objects (each batch of ${num(BATCH)} looked up by external id, then COPYd) / raw COPY (a): ${verdict(insert.ratio)}`);
+    console.log(
+      `(b) import of new objects (each batch of ${num(BATCH)} looked up by external id, then COPYd) / raw COPY (a): ${verdict(insert.ratio)}`,
+    );
     console.log(`(b) + reading every object back by external id in pages of ${PAGE} (d) / raw COPY (a):          ${verdict(withLookups)}`);
-    console.log(`(b5) the same, writing ${num(5 * PAGE)} objects (five pages) per round / raw COPY (a):                   ${verdict(insert5.ratio)}`);
+    console.log(
+      `(b5) the same, writing ${num(5 * PAGE)} objects (five pages) per round / raw COPY (a):                   ${verdict(insert5.ratio)}`,
+    );
     console.log(`(c) unchanged re-import / raw COPY (a): ${(again.ms / insert.copyMs).toFixed(2)}×`);
-    console.log(`lookup, whole objects: p50 ${full.p50.toFixed(1)} ms, p95 ${full.p95.toFixed(1)} ms per page of 1000; without attributes: p50 ${narrow.p50.toFixed(1)} ms, p95 ${narrow.p95.toFixed(1)} ms`);
+    console.log(
+      `lookup, whole objects: p50 ${full.p50.toFixed(1)} ms, p95 ${full.p95.toFixed(1)} ms per page of 1000; without attributes: p50 ${narrow.p50.toFixed(1)} ms, p95 ${narrow.p95.toFixed(1)} ms`,
+    );
     for (const l of dbOnlyLines) console.log(`(g) database only, ${l}`);
     for (const l of lines) console.log(l);
-    console.log(`peak RSS: ${mb(importPeakRss)} through (a)-(d); ${mb(peakRss)} overall (the database-only comparison (g) holds its encoded rows in memory)`);
+    console.log(
+      `peak RSS: ${mb(importPeakRss)} through (a)-(d); ${mb(peakRss)} overall (the database-only comparison (g) holds its encoded rows in memory)`,
+    );
   } finally {
     await client.end();
     await db.drop();

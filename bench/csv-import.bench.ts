@@ -15,14 +15,18 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const rate = (n: number) => Math.round(n).toLocaleString('en-US');
 
 const SCHEMA: SelectedSchema = {
-  objectTypes: [{
-    name: 'person', externalIdAttribute: 'employeeId', secondaryExternalIdAttribute: null,
-    attributes: HR_CSV_COLUMNS.map((name) => ({
-      name,
-      type: name === 'employeeEndDate' ? 'DateTime' as const : name === 'manager' ? 'Reference' as const : 'String' as const,
-      plurality: 'Single' as const,
-    })),
-  }],
+  objectTypes: [
+    {
+      name: 'person',
+      externalIdAttribute: 'employeeId',
+      secondaryExternalIdAttribute: null,
+      attributes: HR_CSV_COLUMNS.map((name) => ({
+        name,
+        type: name === 'employeeEndDate' ? ('DateTime' as const) : name === 'manager' ? ('Reference' as const) : ('String' as const),
+        plurality: 'Single' as const,
+      })),
+    },
+  ],
 };
 
 async function importOnce(label: string, root: string, fileSize: number, schema?: SelectedSchema): Promise<void> {
@@ -36,7 +40,10 @@ async function importOnce(label: string, root: string, fileSize: number, schema?
   let pages = 0;
   const cpuStart = process.cpuUsage();
   const start = process.hrtime.bigint();
-  const session = new FileConnector().import({ settings: { filePath: 'hr.csv' }, filesRoot: root, schema }, { mode: 'Full', pageSize: PAGE_SIZE });
+  const session = new FileConnector().import(
+    { settings: { filePath: 'hr.csv' }, filesRoot: root, schema },
+    { mode: 'Full', pageSize: PAGE_SIZE },
+  );
   for await (const page of session.pages()) {
     pages++;
     objects += page.objects.length;
@@ -48,18 +55,26 @@ async function importOnce(label: string, root: string, fileSize: number, schema?
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   const cpu = process.cpuUsage(cpuStart);
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-  if (objects !== ROWS || errors !== 0) throw new Error(`${label}: expected ${ROWS} objects and no errors, got ${objects} objects and ${errors} errors`);
-  console.log(`${label.padEnd(28)} ${rate(objects)} objects in ${pages} pages, ${seconds.toFixed(1)} s: ${rate(objects / seconds).padStart(9)} rows/s, ${(fileSize / 1024 / 1024 / seconds).toFixed(1)} MB/s`);
+  if (objects !== ROWS || errors !== 0)
+    throw new Error(`${label}: expected ${ROWS} objects and no errors, got ${objects} objects and ${errors} errors`);
+  console.log(
+    `${label.padEnd(28)} ${rate(objects)} objects in ${pages} pages, ${seconds.toFixed(1)} s: ${rate(objects / seconds).padStart(9)} rows/s, ${(fileSize / 1024 / 1024 / seconds).toFixed(1)} MB/s`,
+  );
   // CPU time is steadier than wall time on a shared machine.
   console.log(`${''.padEnd(28)} CPU ${cpuSeconds.toFixed(1)} s: ${rate(objects / cpuSeconds)} rows per CPU-second`);
-  console.log(`${''.padEnd(28)} peak rss ${mb(peakRss)} (+${mb(peakRss - baseline.rss)} over the start of this import), peak heapUsed ${mb(peakHeap)} (+${mb(peakHeap - baseline.heapUsed)})`);
+  console.log(
+    `${''.padEnd(28)} peak rss ${mb(peakRss)} (+${mb(peakRss - baseline.rss)} over the start of this import), peak heapUsed ${mb(peakHeap)} (+${mb(peakHeap - baseline.heapUsed)})`,
+  );
 }
 
 async function main(): Promise<void> {
-  if (!Number.isSafeInteger(ROWS) || ROWS < 1) throw new Error(`MERIDIAN_BENCH_ROWS must be a positive integer, got ${process.env.MERIDIAN_BENCH_ROWS}`);
+  if (!Number.isSafeInteger(ROWS) || ROWS < 1)
+    throw new Error(`MERIDIAN_BENCH_ROWS must be a positive integer, got ${process.env.MERIDIAN_BENCH_ROWS}`);
   const root = await mkdtemp(join(tmpdir(), 'meridian-csv-bench-'));
   try {
-    console.log(`Node ${process.version}, ${rate(ROWS)} HR rows, page size ${PAGE_SIZE}; rss before generating ${mb(process.memoryUsage().rss)}`);
+    console.log(
+      `Node ${process.version}, ${rate(ROWS)} HR rows, page size ${PAGE_SIZE}; rss before generating ${mb(process.memoryUsage().rss)}`,
+    );
     const start = process.hrtime.bigint();
     await writeHrCsv(join(root, 'hr.csv'), ROWS);
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;

@@ -17,7 +17,11 @@ const STATUS = ['Active', 'Active', 'Active', 'Archived', 'Established'];
 /** Deterministic HR-like objects, as the sync engine would hand them over (plain records). */
 function objects(): ExpressionContext[] {
   return Array.from({ length: OBJECTS }, (_, i) => ({
-    mv: { 'Display Name': `${FIRST[i % 10]} ${LAST[(i * 7) % 10]}`, Status: STATUS[i % STATUS.length], 'Employee ID': `EMP${String(i + 1).padStart(6, '0')}` },
+    mv: {
+      'Display Name': `${FIRST[i % 10]} ${LAST[(i * 7) % 10]}`,
+      Status: STATUS[i % STATUS.length],
+      'Employee ID': `EMP${String(i + 1).padStart(6, '0')}`,
+    },
     cs: {
       givenName: FIRST[i % 10],
       sn: `${LAST[(i * 7) % 10]}${i}`,
@@ -65,7 +69,9 @@ function measure(label: string, expression: CompiledExpression, contexts: readon
   }
   rates.sort((a, b) => a - b);
   const median = rates[Math.floor(rates.length / 2)];
-  console.log(`${label.padEnd(44)} median ${rate(median).padStart(11)} evals/s   best ${rate(rates[rates.length - 1]).padStart(11)}   worst ${rate(rates[0]).padStart(11)}`);
+  console.log(
+    `${label.padEnd(44)} median ${rate(median).padStart(11)} evals/s   best ${rate(rates[rates.length - 1]).padStart(11)}   worst ${rate(rates[0]).padStart(11)}`,
+  );
   if (sink === 42) console.log('');
   return median;
 }
@@ -90,12 +96,17 @@ function main(): void {
   gc?.();
   sampleMemory();
   const baseline = process.memoryUsage();
-  console.log(`Node ${process.version}, ${OBJECTS.toLocaleString('en-US')} distinct objects, ${ROUNDS} rounds of ${ROUND_SIZE.toLocaleString('en-US')} evaluations after warm-up, one core`);
+  console.log(
+    `Node ${process.version}, ${OBJECTS.toLocaleString('en-US')} distinct objects, ${ROUNDS} rounds of ${ROUND_SIZE.toLocaleString('en-US')} evaluations after warm-up, one core`,
+  );
   console.log(`DN:  ${DN}`);
   console.log(`IIF: ${IIF}\n`);
 
   const contexts = objects();
-  const prepared = contexts.map((c) => ({ mv: AttributeValues.from(c.mv as Record<string, unknown>), cs: AttributeValues.from(c.cs as Record<string, unknown>) }));
+  const prepared = contexts.map((c) => ({
+    mv: AttributeValues.from(c.mv as Record<string, unknown>),
+    cs: AttributeValues.from(c.cs as Record<string, unknown>),
+  }));
   const dn = compiled(DN);
   const iif = compiled(IIF);
   console.log(`sample: ${String(dn.evaluate(contexts[0]))} | ${String(iif.evaluate(contexts[3]))}\n`);
@@ -104,12 +115,18 @@ function main(): void {
   measure('DN expression, AttributeValues', dn, prepared);
   const iifRate = measure('IIF expression, plain records', iif, contexts);
   measure('IIF expression, AttributeValues', iif, prepared);
-  console.log('(all variants share one process: later ones run on closures V8 has already seen with both context shapes, so compare variants only roughly)\n');
+  console.log(
+    '(all variants share one process: later ones run on closures V8 has already seen with both context shapes, so compare variants only roughly)\n',
+  );
   measureCompile();
 
   sampleMemory();
-  console.log(`\nmemory: baseline rss ${mb(baseline.rss)}, heapUsed ${mb(baseline.heapUsed)}; peak rss ${mb(peakRss)}, peak heapUsed ${mb(peakHeap)}`);
-  console.log(`target ≥ ${rate(TARGET)} evals/s for the DN expression: ${dnRate >= TARGET ? 'met' : 'NOT met'} (${rate(dnRate)}); IIF expression: ${rate(iifRate)}`);
+  console.log(
+    `\nmemory: baseline rss ${mb(baseline.rss)}, heapUsed ${mb(baseline.heapUsed)}; peak rss ${mb(peakRss)}, peak heapUsed ${mb(peakHeap)}`,
+  );
+  console.log(
+    `target ≥ ${rate(TARGET)} evals/s for the DN expression: ${dnRate >= TARGET ? 'met' : 'NOT met'} (${rate(dnRate)}); IIF expression: ${rate(iifRate)}`,
+  );
 }
 
 main();

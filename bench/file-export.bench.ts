@@ -21,29 +21,45 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const rate = (n: number) => Math.round(n).toLocaleString('en-US');
 
 const SCHEMA: SelectedSchema = {
-  objectTypes: [{
-    name: 'person', externalIdAttribute: 'employeeId', secondaryExternalIdAttribute: null,
-    attributes: HR_CSV_COLUMNS.map((name) => ({
-      name,
-      type: name === 'employeeEndDate' ? 'DateTime' as const : name === 'manager' ? 'Reference' as const : 'String' as const,
-      plurality: 'Single' as const,
-    })),
-  }],
+  objectTypes: [
+    {
+      name: 'person',
+      externalIdAttribute: 'employeeId',
+      secondaryExternalIdAttribute: null,
+      attributes: HR_CSV_COLUMNS.map((name) => ({
+        name,
+        type: name === 'employeeEndDate' ? ('DateTime' as const) : name === 'manager' ? ('Reference' as const) : ('String' as const),
+        plurality: 'Single' as const,
+      })),
+    },
+  ],
 };
 
 let nextId = 0;
 function createOf(index: number): ExportChange {
   const record = hrRecord(index);
   return {
-    id: `pe-${++nextId}`, objectType: 'person', changeType: 'Create', externalId: null,
+    id: `pe-${++nextId}`,
+    objectType: 'person',
+    changeType: 'Create',
+    externalId: null,
     attributes: HR_CSV_COLUMNS.map((name) => ({ name, operation: 'Replace' as const, values: record[name] === '' ? [] : [record[name]] })),
   };
 }
 const updateOf = (index: number): ExportChange => ({
-  id: `pe-${++nextId}`, objectType: 'person', changeType: 'Update', externalId: hrEmployeeId(index),
+  id: `pe-${++nextId}`,
+  objectType: 'person',
+  changeType: 'Update',
+  externalId: hrEmployeeId(index),
   attributes: [{ name: 'title', operation: 'Replace', values: [`Updated title ${index}`] }],
 });
-const deleteOf = (index: number): ExportChange => ({ id: `pe-${++nextId}`, objectType: 'person', changeType: 'Delete', externalId: hrEmployeeId(index), attributes: [] });
+const deleteOf = (index: number): ExportChange => ({
+  id: `pe-${++nextId}`,
+  objectType: 'person',
+  changeType: 'Delete',
+  externalId: hrEmployeeId(index),
+  attributes: [],
+});
 
 /** Peak RSS and heap while `fn` runs, sampled every 20 ms. */
 async function measured<T>(fn: () => Promise<T>): Promise<{ value: T; seconds: number; peakRss: number; peakHeap: number }> {
@@ -86,10 +102,14 @@ async function run(label: string, root: string, batches: Iterable<ExportChange[]
   const commit = await measured(() => session.commit());
   if (failures > 0) throw new Error(`${label}: ${failures} change(s) failed`);
   const total = open.seconds + writes.seconds + commit.seconds;
-  console.log(`${label.padEnd(8)} ${rate(changes)} changes in ${total.toFixed(1)} s (${rate(changes / total)} changes/s): `
-    + `open ${open.seconds.toFixed(1)} s, writes ${writes.seconds.toFixed(1)} s, commit ${commit.seconds.toFixed(1)} s`);
-  console.log(`${''.padEnd(8)} peak rss ${mb(Math.max(open.peakRss, writes.peakRss, commit.peakRss))}, `
-    + `peak heapUsed ${mb(Math.max(open.peakHeap, writes.peakHeap, commit.peakHeap))}; file ${mb((await stat(join(root, 'out.csv'))).size)}`);
+  console.log(
+    `${label.padEnd(8)} ${rate(changes)} changes in ${total.toFixed(1)} s (${rate(changes / total)} changes/s): ` +
+      `open ${open.seconds.toFixed(1)} s, writes ${writes.seconds.toFixed(1)} s, commit ${commit.seconds.toFixed(1)} s`,
+  );
+  console.log(
+    `${''.padEnd(8)} peak rss ${mb(Math.max(open.peakRss, writes.peakRss, commit.peakRss))}, ` +
+      `peak heapUsed ${mb(Math.max(open.peakHeap, writes.peakHeap, commit.peakHeap))}; file ${mb((await stat(join(root, 'out.csv'))).size)}`,
+  );
 }
 
 function* initialBatches(): Generator<ExportChange[]> {
@@ -123,14 +143,15 @@ async function countRows(filePath: string): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  if (!Number.isSafeInteger(ROWS) || ROWS < 1000) throw new Error(`MERIDIAN_BENCH_ROWS must be an integer of at least 1000, got ${process.env.MERIDIAN_BENCH_ROWS}`);
+  if (!Number.isSafeInteger(ROWS) || ROWS < 1000)
+    throw new Error(`MERIDIAN_BENCH_ROWS must be an integer of at least 1000, got ${process.env.MERIDIAN_BENCH_ROWS}`);
   const root = await mkdtemp(join(tmpdir(), 'meridian-export-bench-'));
   try {
     console.log(`Node ${process.version}, ${rate(ROWS)} HR rows, batches of ${BATCH}`);
     await run('initial', root, initialBatches());
     await writeHrCsv(join(root, 'expected.csv'), ROWS);
-    const same = await fileDigest(join(root, 'out.csv')) === await fileDigest(join(root, 'expected.csv'));
-    console.log(`${''.padEnd(8)} ${same ? 'identical to the generator\'s file' : 'DIFFERS from the generator\'s file'}`);
+    const same = (await fileDigest(join(root, 'out.csv'))) === (await fileDigest(join(root, 'expected.csv')));
+    console.log(`${''.padEnd(8)} ${same ? "identical to the generator's file" : "DIFFERS from the generator's file"}`);
     if (!same) throw new Error('initial export: the file differs from the generated HR file');
     await rm(join(root, 'expected.csv'));
 

@@ -93,7 +93,15 @@ function checkWeb() {
   return new Promise((resolve) => {
     const req = client.request(
       // The certificate is issued for the public name, not for the loopback address.
-      { host, port, path: LIVE_PATH, method: 'GET', timeout: TIMEOUT_MS, rejectUnauthorized: false, headers: { accept: 'application/json' } },
+      {
+        host,
+        port,
+        path: LIVE_PATH,
+        method: 'GET',
+        timeout: TIMEOUT_MS,
+        rejectUnauthorized: false,
+        headers: { accept: 'application/json' },
+      },
       (res) => {
         res.resume();
         resolve({ ok: res.statusCode === 200, detail: `${tls ? 'https' : 'http'}://${host}:${port}${LIVE_PATH} -> ${res.statusCode}` });

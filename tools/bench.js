@@ -7,12 +7,16 @@ const path = require('path');
 
 const dir = path.join(__dirname, '..', 'bench');
 const wanted = process.argv.slice(2);
-const files = fs.readdirSync(dir).filter((f) => f.endsWith('.bench.ts'))
+const files = fs
+  .readdirSync(dir)
+  .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => wanted.length === 0 || wanted.some((w) => f.startsWith(w)));
 let failed = 0;
 for (const f of files) {
   console.log(`\n=== ${f}`);
-  const r = spawnSync(process.execPath, ['--expose-gc', '-r', path.join(__dirname, 'ts-register.js'), path.join(dir, f)], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, ['--expose-gc', '-r', path.join(__dirname, 'ts-register.js'), path.join(dir, f)], {
+    stdio: 'inherit',
+  });
   if (r.status !== 0) failed++;
 }
 process.exit(failed ? 1 : 0);

@@ -53,7 +53,9 @@ async function main() {
   const pnpm = ensurePnpm();
   ensureDependencies(pnpm);
   say('Building…');
-  run(pnpm, ['exec', 'nx', 'run-many', '-t', 'build', '--output-style=stream-without-prefixes'], { env: { NX_DAEMON: 'false', NX_NO_CLOUD: 'true' } });
+  run(pnpm, ['exec', 'nx', 'run-many', '-t', 'build', '--output-style=stream-without-prefixes'], {
+    env: { NX_DAEMON: 'false', NX_NO_CLOUD: 'true' },
+  });
 
   const env = { ...localEnvironment(), ...process.env };
   env.DATABASE_URL = env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/meridian';
@@ -74,7 +76,11 @@ async function main() {
     Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null))).then(() => process.exit(code));
   };
   for (const service of ['web', 'worker', 'scheduler']) {
-    const child = spawn(process.execPath, [path.join(ROOT, 'apps', service, 'dist', 'main.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(ROOT, 'apps', service, 'dist', 'main.js')], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const prefix = `${service.padEnd(9)}| `;
     const pipe = (stream, out) => {
       let buffer = '';

@@ -9,8 +9,10 @@ async function main() {
   checkNode();
   const pnpm = ensurePnpm();
   ensureDependencies(pnpm);
-  await checkServices(process.env.MERIDIAN_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
-    process.env.MERIDIAN_TEST_REDIS_URL || 'redis://127.0.0.1:6379');
+  await checkServices(
+    process.env.MERIDIAN_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+    process.env.MERIDIAN_TEST_REDIS_URL || 'redis://127.0.0.1:6379',
+  );
   const reports = path.join(ROOT, 'reports');
   fs.rmSync(reports, { recursive: true, force: true });
   const nxEnv = { NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_TUI: 'false', FORCE_COLOR: '0' };

@@ -17,7 +17,9 @@ const json = args.includes('--json');
 const dir = resolve(args.find((a) => !a.startsWith('--')) ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'k8s'));
 
 const results = [];
-const files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f) && f !== 'kustomization.yaml').sort();
+const files = readdirSync(dir)
+  .filter((f) => /\.ya?ml$/.test(f) && f !== 'kustomization.yaml')
+  .sort();
 for (const file of files) {
   const docs = parseAllDocuments(readFileSync(join(dir, file), 'utf8'));
   for (const [index, doc] of docs.entries()) {

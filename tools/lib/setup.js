@@ -30,7 +30,11 @@ function checkNode() {
 }
 
 function which(command) {
-  const r = spawnSync(process.platform === 'win32' ? 'where' : 'sh', process.platform === 'win32' ? [command] : ['-c', `command -v ${command}`], { encoding: 'utf8' });
+  const r = spawnSync(
+    process.platform === 'win32' ? 'where' : 'sh',
+    process.platform === 'win32' ? [command] : ['-c', `command -v ${command}`],
+    { encoding: 'utf8' },
+  );
   return r.status === 0 ? r.stdout.trim().split('\n')[0] : null;
 }
 
@@ -68,7 +72,10 @@ function ensureDependencies(pnpm) {
 function canConnect(host, port, timeoutMs = 2000) {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
-    const done = (ok) => { socket.destroy(); resolve(ok); };
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
     socket.setTimeout(timeoutMs, () => done(false));
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
@@ -80,12 +87,16 @@ async function checkServices(databaseUrl, redisUrl) {
   const db = new URL(databaseUrl);
   const redis = new URL(redisUrl);
   if (!(await canConnect(db.hostname, Number(db.port || 5432)))) {
-    fail(`PostgreSQL is not reachable at ${db.hostname}:${db.port || 5432} (DATABASE_URL). Start it, e.g. "pg_ctlcluster 15 main start" `
-      + `or "sudo systemctl start postgresql", or "docker compose up -d postgres" — or point DATABASE_URL at a running server.`);
+    fail(
+      `PostgreSQL is not reachable at ${db.hostname}:${db.port || 5432} (DATABASE_URL). Start it, e.g. "pg_ctlcluster 15 main start" ` +
+        `or "sudo systemctl start postgresql", or "docker compose up -d postgres" — or point DATABASE_URL at a running server.`,
+    );
   }
   if (!(await canConnect(redis.hostname, Number(redis.port || 6379)))) {
-    fail(`Redis is not reachable at ${redis.hostname}:${redis.port || 6379} (REDIS_URL). Start it, e.g. "redis-server --daemonize yes" `
-      + `or "sudo systemctl start redis-server", or "docker compose up -d redis" — or point REDIS_URL at a running server.`);
+    fail(
+      `Redis is not reachable at ${redis.hostname}:${redis.port || 6379} (REDIS_URL). Start it, e.g. "redis-server --daemonize yes" ` +
+        `or "sudo systemctl start redis-server", or "docker compose up -d redis" — or point REDIS_URL at a running server.`,
+    );
   }
 }
 

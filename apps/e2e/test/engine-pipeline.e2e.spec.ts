@@ -1,7 +1,16 @@
 import { hrRecord, HrRecord, writeHrCsv } from '@meridian/testing';
 import { readFileSync } from 'node:fs';
 import {
-  Activity, configurePipeline, DIRECTORY_COLUMNS, EngineStack, expectedDirectoryRow, metaverseAttributes, PipelineIds, readCsv, writeCsv, writeHrRecords,
+  Activity,
+  configurePipeline,
+  DIRECTORY_COLUMNS,
+  EngineStack,
+  expectedDirectoryRow,
+  metaverseAttributes,
+  PipelineIds,
+  readCsv,
+  writeCsv,
+  writeHrRecords,
 } from './engine-stack';
 
 const ROWS = 200;
@@ -23,30 +32,61 @@ describe('engine pipeline: HR file → metaverse → directory file (real proces
   const hrFile = () => stack.path('hr/people.csv');
   const directoryFile = () => stack.path('directory/users.csv');
   const counters = (a: Activity) => ({
-    status: a.status, objectsProcessed: a.objectsProcessed, totalAdded: a.totalAdded, totalUpdated: a.totalUpdated, totalDeleted: a.totalDeleted,
-    totalProjected: a.totalProjected, totalJoined: a.totalJoined, totalAttributeFlows: a.totalAttributeFlows, totalDisconnected: a.totalDisconnected,
-    totalProvisioned: a.totalProvisioned, totalExported: a.totalExported, totalDeprovisioned: a.totalDeprovisioned, totalPendingExports: a.totalPendingExports,
+    status: a.status,
+    objectsProcessed: a.objectsProcessed,
+    totalAdded: a.totalAdded,
+    totalUpdated: a.totalUpdated,
+    totalDeleted: a.totalDeleted,
+    totalProjected: a.totalProjected,
+    totalJoined: a.totalJoined,
+    totalAttributeFlows: a.totalAttributeFlows,
+    totalDisconnected: a.totalDisconnected,
+    totalProvisioned: a.totalProvisioned,
+    totalExported: a.totalExported,
+    totalDeprovisioned: a.totalDeprovisioned,
+    totalPendingExports: a.totalPendingExports,
     totalErrors: a.totalErrors,
   });
   const zero = {
-    objectsProcessed: 0, totalAdded: 0, totalUpdated: 0, totalDeleted: 0, totalProjected: 0, totalJoined: 0, totalAttributeFlows: 0, totalDisconnected: 0,
-    totalProvisioned: 0, totalExported: 0, totalDeprovisioned: 0, totalPendingExports: 0, totalErrors: 0,
+    objectsProcessed: 0,
+    totalAdded: 0,
+    totalUpdated: 0,
+    totalDeleted: 0,
+    totalProjected: 0,
+    totalJoined: 0,
+    totalAttributeFlows: 0,
+    totalDisconnected: 0,
+    totalProvisioned: 0,
+    totalExported: 0,
+    totalDeprovisioned: 0,
+    totalPendingExports: 0,
+    totalErrors: 0,
   };
-  const expectCounters = (a: Activity, expected: Partial<ReturnType<typeof counters>>) => expect(counters(a)).toEqual({ ...zero, status: 'Complete', ...expected });
+  const expectCounters = (a: Activity, expected: Partial<ReturnType<typeof counters>>) =>
+    expect(counters(a)).toEqual({ ...zero, status: 'Complete', ...expected });
 
   const importHr = () => stack.run(ids.hr.id, ids.hr.profiles.FullImport);
   const deltaSyncHr = () => stack.run(ids.hr.id, ids.hr.profiles.DeltaSynchronisation);
   const exportDirectory = () => stack.run(ids.directory.id, ids.directory.profiles.Export);
-  const userCount = async () => (await stack.ok('GET', `/api/v1/metaverse/objects?objectTypeId=${ids.userTypeId}&pageSize=1`)).totalCount as number;
-  const connectorSpaceCount = async (systemId: number) => (await stack.ok('GET', `${CS}/${systemId}/connector-space?pageSize=1`)).totalCount as number;
+  const userCount = async () =>
+    (await stack.ok('GET', `/api/v1/metaverse/objects?objectTypeId=${ids.userTypeId}&pageSize=1`)).totalCount as number;
+  const connectorSpaceCount = async (systemId: number) =>
+    (await stack.ok('GET', `${CS}/${systemId}/connector-space?pageSize=1`)).totalCount as number;
   const pendingExports = (systemId: number) => stack.all(`${CS}/${systemId}/pending-exports`);
   const userByEmployeeId = async (employeeId: string) => {
-    const page = await stack.ok('GET', `/api/v1/metaverse/objects?objectTypeId=${ids.userTypeId}&filterAttributeName=Employee%20ID&filterAttributeValue=${employeeId}`);
+    const page = await stack.ok(
+      'GET',
+      `/api/v1/metaverse/objects?objectTypeId=${ids.userTypeId}&filterAttributeName=Employee%20ID&filterAttributeValue=${employeeId}`,
+    );
     expect(page.totalCount).toBe(1);
     return stack.ok('GET', `/api/v1/metaverse/objects/${page.items[0].id}`);
   };
-  const valueOf = (user: any, attribute: string) => user.attributeValues.find((v: { attributeName: string }) => v.attributeName === attribute);
-  const directoryLines = () => readFileSync(directoryFile(), 'utf8').split('\n').filter((l) => l);
+  const valueOf = (user: any, attribute: string) =>
+    user.attributeValues.find((v: { attributeName: string }) => v.attributeName === attribute);
+  const directoryLines = () =>
+    readFileSync(directoryFile(), 'utf8')
+      .split('\n')
+      .filter((l) => l);
 
   beforeAll(async () => {
     stack = await EngineStack.start('e2epipeline');
@@ -68,7 +108,9 @@ describe('engine pipeline: HR file → metaverse → directory file (real proces
     expect(await userCount()).toBe(ROWS);
     const items = await stack.items(synced.id);
     expect(items).toHaveLength(ROWS);
-    expect(new Set(items.map((i) => i.outcomeSummary))).toEqual(new Set(['Projected:1,AttributeFlow:10,Provisioned:1,PendingExportCreated:1']));
+    expect(new Set(items.map((i) => i.outcomeSummary))).toEqual(
+      new Set(['Projected:1,AttributeFlow:10,Provisioned:1,PendingExportCreated:1']),
+    );
     const staged = await pendingExports(ids.directory.id);
     expect(staged).toHaveLength(ROWS);
     expect(staged.every((p) => p.changeType === 'Create' && p.status === 'Pending')).toBe(true);
@@ -113,8 +155,11 @@ describe('engine pipeline: HR file → metaverse → directory file (real proces
     expect(item.externalIdValue).toBe(mover.employeeId);
     expect(item.outcomeSummary.split(',')).toContain('AttributeFlow:1');
     const [update] = await pendingExports(ids.directory.id);
-    expect(update).toMatchObject({ changeType: 'Update', externalId: mover.employeeId,
-      attributeChanges: [expect.objectContaining({ attributeName: 'department', operation: 'Replace', values: ['Legal'] })] });
+    expect(update).toMatchObject({
+      changeType: 'Update',
+      externalId: mover.employeeId,
+      attributeChanges: [expect.objectContaining({ attributeName: 'department', operation: 'Replace', values: ['Legal'] })],
+    });
 
     const before = directoryLines();
     expectCounters(await exportDirectory(), { objectsProcessed: 1, totalExported: 1 });
@@ -134,8 +179,9 @@ describe('engine pipeline: HR file → metaverse → directory file (real proces
     expectCounters(await importHr(), { objectsProcessed: ROWS - 1, totalDeleted: 1 });
     const synced = await deltaSyncHr();
     expectCounters(synced, { objectsProcessed: 1, totalDeleted: 1, totalDisconnected: 1, totalPendingExports: 1 });
-    expect((await stack.items(synced.id)).map((i) => [i.externalIdValue, i.objectChangeType, i.outcomeSummary]))
-      .toEqual([[leaver.employeeId, 'Delete', 'Disconnected:1,MetaverseObjectDeleted:1,PendingExportCreated:1']]);
+    expect((await stack.items(synced.id)).map((i) => [i.externalIdValue, i.objectChangeType, i.outcomeSummary])).toEqual([
+      [leaver.employeeId, 'Delete', 'Disconnected:1,MetaverseObjectDeleted:1,PendingExportCreated:1'],
+    ]);
     expect(await userCount()).toBe(ROWS - 1);
     const staged = await pendingExports(ids.directory.id);
     expect(staged).toEqual([expect.objectContaining({ changeType: 'Delete', externalId: leaver.employeeId })]);
@@ -153,15 +199,28 @@ describe('engine pipeline: HR file → metaverse → directory file (real proces
     await stack.ok('PUT', `/api/v1/metaverse/object-types/${ids.userTypeId}`, { deletionGracePeriod: '1.00:00:00' });
     const leaver = people[159];
     const user = await userByEmployeeId(leaver.employeeId);
-    writeHrRecords(hrFile(), people.filter((p) => p !== leaver));
+    writeHrRecords(
+      hrFile(),
+      people.filter((p) => p !== leaver),
+    );
 
     expectCounters(await importHr(), { objectsProcessed: ROWS - 2, totalDeleted: 1 });
     const synced = await deltaSyncHr();
     expectCounters(synced, { objectsProcessed: 1, totalDisconnected: 1 });
-    expect((await stack.items(synced.id)).map((i) => [i.externalIdValue, i.outcomeSummary])).toEqual([[leaver.employeeId, 'Disconnected:1,PendingDeletion:1']]);
+    expect((await stack.items(synced.id)).map((i) => [i.externalIdValue, i.outcomeSummary])).toEqual([
+      [leaver.employeeId, 'Disconnected:1,PendingDeletion:1'],
+    ]);
     expect(await stack.ok('GET', '/api/v1/metaverse/pending-deletions/count')).toBe(1);
     const pending = await stack.ok('GET', '/api/v1/metaverse/pending-deletions');
-    expect(pending.items).toEqual([expect.objectContaining({ id: user.id, gracePeriod: '1.00:00:00', daysUntilDeletion: 0, connectedSystemObjectCount: 1, status: 'Deprovisioning' })]);
+    expect(pending.items).toEqual([
+      expect.objectContaining({
+        id: user.id,
+        gracePeriod: '1.00:00:00',
+        daysUntilDeletion: 0,
+        connectedSystemObjectCount: 1,
+        status: 'Deprovisioning',
+      }),
+    ]);
     expect(await userCount()).toBe(ROWS - 1);
     expect(await pendingExports(ids.directory.id)).toEqual([]);
 
@@ -174,7 +233,9 @@ describe('engine pipeline: HR file → metaverse → directory file (real proces
     expect(await userCount()).toBe(ROWS - 1);
     const back = await userByEmployeeId(leaver.employeeId);
     expect(back).toMatchObject({ id: user.id, isPendingDeletion: false });
-    expect(back.connectedSystemObjects.map((c: { connectedSystemId: number }) => c.connectedSystemId).sort()).toEqual([ids.hr.id, ids.directory.id].sort());
+    expect(back.connectedSystemObjects.map((c: { connectedSystemId: number }) => c.connectedSystemId).sort()).toEqual(
+      [ids.hr.id, ids.directory.id].sort(),
+    );
     expectCounters(await exportDirectory(), {});
     await stack.ok('PUT', `/api/v1/metaverse/object-types/${ids.userTypeId}`, { deletionGracePeriod: null });
   });
@@ -182,33 +243,69 @@ describe('engine pipeline: HR file → metaverse → directory file (real proces
   it('attribute priority: a second source with a better priority wins Email, and when it lets go HR takes over again in the same run', async () => {
     const crmColumns = ['employeeId', 'email'];
     const ada = people[6];
-    const crmRows = [{ employeeId: ada.employeeId, email: 'ada@crm.example' }, { employeeId: people[7].employeeId, email: 'grace@crm.example' }];
+    const crmRows = [
+      { employeeId: ada.employeeId, email: 'ada@crm.example' },
+      { employeeId: people[7].employeeId, email: 'grace@crm.example' },
+    ];
     writeCsv(stack.path('crm/contacts.csv'), crmColumns, crmRows);
-    const crm = await stack.ok('POST', CS, { name: 'CRM', connectorType: 'File', settings: { filePath: 'crm/contacts.csv', mode: 'Import', objectType: 'contact' } }, 201);
+    const crm = await stack.ok(
+      'POST',
+      CS,
+      { name: 'CRM', connectorType: 'File', settings: { filePath: 'crm/contacts.csv', mode: 'Import', objectType: 'contact' } },
+      201,
+    );
     await stack.ok('POST', `${CS}/${crm.id}/schema/import`);
     const [contact] = await stack.ok('GET', `${CS}/${crm.id}/object-types`);
     const crmAttr = (name: string) => contact.attributes.find((a: { name: string }) => a.name === name).id as number;
     await stack.ok('PUT', `${CS}/${crm.id}/object-types/${contact.id}`, { selected: true });
     await stack.ok('PUT', `${CS}/${crm.id}/object-types/${contact.id}/attributes/${crmAttr('employeeId')}`, { isExternalId: true });
     await stack.ok('PUT', `${CS}/${crm.id}/object-types/${contact.id}/attributes/${crmAttr('email')}`, { selected: true });
-    const profile = async (runType: string) => (await stack.ok('POST', `${CS}/${crm.id}/run-profiles`, { name: runType, runType, pageSize: PAGE_SIZE }, 201)).id as number;
+    const profile = async (runType: string) =>
+      (await stack.ok('POST', `${CS}/${crm.id}/run-profiles`, { name: runType, runType, pageSize: PAGE_SIZE }, 201)).id as number;
     const crmImport = await profile('FullImport');
     const crmFullSync = await profile('FullSynchronisation');
     const crmDeltaSync = await profile('DeltaSynchronisation');
     const mv = await metaverseAttributes(stack, ids.userTypeId);
-    const rule = await stack.ok('POST', RULES, {
-      name: 'CRM contacts → Users', connectedSystemId: crm.id, direction: 'Import', connectedSystemObjectTypeId: contact.id, metaverseObjectTypeId: ids.userTypeId,
-    }, 201);
-    const crmEmail = await stack.ok('POST', `${RULES}/${rule.id}/mappings`, {
-      targetMetaverseAttributeId: mv.Email, sources: [{ connectedSystemAttributeId: crmAttr('email') }], priority: 1,
-    }, 201);
-    await stack.ok('POST', `${RULES}/${rule.id}/matching-rules`, { connectedSystemAttributeIds: [crmAttr('employeeId')], metaverseAttributeId: mv['Employee ID'] }, 201);
+    const rule = await stack.ok(
+      'POST',
+      RULES,
+      {
+        name: 'CRM contacts → Users',
+        connectedSystemId: crm.id,
+        direction: 'Import',
+        connectedSystemObjectTypeId: contact.id,
+        metaverseObjectTypeId: ids.userTypeId,
+      },
+      201,
+    );
+    const crmEmail = await stack.ok(
+      'POST',
+      `${RULES}/${rule.id}/mappings`,
+      {
+        targetMetaverseAttributeId: mv.Email,
+        sources: [{ connectedSystemAttributeId: crmAttr('email') }],
+        priority: 1,
+      },
+      201,
+    );
+    await stack.ok(
+      'POST',
+      `${RULES}/${rule.id}/matching-rules`,
+      { connectedSystemAttributeIds: [crmAttr('employeeId')], metaverseAttributeId: mv['Employee ID'] },
+      201,
+    );
     // The new contributor moved HR's Email mapping down: HR's next synchronisation must be a full one, and it changes nothing yet.
     expect(await stack.ok('GET', `${CS}/${ids.hr.id}`)).toMatchObject({ fullSyncRequired: true });
     expectCounters(await stack.run(ids.hr.id, ids.hr.profiles.FullSynchronisation), { objectsProcessed: ROWS - 1 });
     expect(await stack.ok('GET', `${CS}/${ids.hr.id}`)).toMatchObject({ fullSyncRequired: false });
-    const priorities = await stack.ok('GET', `/api/v1/synchronisation/attribute-priorities?metaverseObjectTypeId=${ids.userTypeId}&metaverseAttributeId=${mv.Email}`);
-    expect(priorities.map((p: { mappingId: number; priority: number }) => [p.mappingId, p.priority])).toEqual([[crmEmail.id, 1], [ids.hrMappings.Email, 2]]);
+    const priorities = await stack.ok(
+      'GET',
+      `/api/v1/synchronisation/attribute-priorities?metaverseObjectTypeId=${ids.userTypeId}&metaverseAttributeId=${mv.Email}`,
+    );
+    expect(priorities.map((p: { mappingId: number; priority: number }) => [p.mappingId, p.priority])).toEqual([
+      [crmEmail.id, 1],
+      [ids.hrMappings.Email, 2],
+    ]);
 
     expectCounters(await stack.run(crm.id, crmImport), { objectsProcessed: 2, totalAdded: 2 });
     const joined = await stack.run(crm.id, crmFullSync);
@@ -217,14 +314,20 @@ describe('engine pipeline: HR file → metaverse → directory file (real proces
     const email = valueOf(await userByEmployeeId(ada.employeeId), 'Email');
     expect(email).toMatchObject({ stringValue: 'ada@crm.example', contributedBySystemId: crm.id, contributedBySystemName: 'CRM' });
     expectCounters(await exportDirectory(), { objectsProcessed: 2, totalExported: 2 });
-    expect(readCsv(directoryFile()).rows.find((r) => r.employeeId === ada.employeeId)).toEqual(expectedDirectoryRow(people[6], 'ada@crm.example'));
+    expect(readCsv(directoryFile()).rows.find((r) => r.employeeId === ada.employeeId)).toEqual(
+      expectedDirectoryRow(people[6], 'ada@crm.example'),
+    );
 
     writeCsv(stack.path('crm/contacts.csv'), crmColumns, crmRows.slice(1));
     expectCounters(await stack.run(crm.id, crmImport), { objectsProcessed: 1, totalDeleted: 1 });
     const left = await stack.run(crm.id, crmDeltaSync);
     expectCounters(left, { objectsProcessed: 1, totalDisconnected: 1, totalPendingExports: 1 });
     const back = await userByEmployeeId(ada.employeeId);
-    expect(valueOf(back, 'Email')).toMatchObject({ stringValue: ada.email, contributedBySystemId: ids.hr.id, contributedBySystemName: 'HR' });
+    expect(valueOf(back, 'Email')).toMatchObject({
+      stringValue: ada.email,
+      contributedBySystemId: ids.hr.id,
+      contributedBySystemName: 'HR',
+    });
     expect(back.connectedSystemObjects).toHaveLength(2);
     expectCounters(await exportDirectory(), { objectsProcessed: 1, totalExported: 1 });
     expect(readCsv(directoryFile()).rows.find((r) => r.employeeId === ada.employeeId)).toEqual(expectedDirectoryRow(people[6]));
@@ -241,10 +344,12 @@ describe('engine pipeline: HR file → metaverse → directory file (real proces
     expect(counters(imported)).toEqual({ ...zero, status: 'CompleteWithError', objectsProcessed: ROWS + 1, totalErrors: 3 });
     const items = await stack.items(imported.id);
     expect(items.map((i) => [i.errorType, i.externalIdValue]).sort()).toEqual([
-      ['DuplicateObject', twin.employeeId], ['DuplicateObject', twin.employeeId], ['MissingExternalIdAttributeValue', null],
+      ['DuplicateObject', twin.employeeId],
+      ['DuplicateObject', twin.employeeId],
+      ['MissingExternalIdAttributeValue', null],
     ]);
     expect(await connectorSpaceCount(ids.hr.id)).toBe(before);
-    const kept = (await stack.all(`${CS}/${ids.hr.id}/connector-space?search=${twin.employeeId}`));
+    const kept = await stack.all(`${CS}/${ids.hr.id}/connector-space?search=${twin.employeeId}`);
     expect(kept).toEqual([expect.objectContaining({ externalId: twin.employeeId, status: 'Normal', displayName: twin.displayName })]);
     const keptValues = (await stack.ok('GET', `${CS}/${ids.hr.id}/connector-space/${kept[0].id}`)).attributeValues;
     expect(keptValues.find((v: { attributeName: string }) => v.attributeName === 'firstName').values).toEqual([twin.firstName]);

@@ -1,4 +1,12 @@
-import { createTestDatabase, createTestEnvironment, HR_CSV_COLUMNS, HrRecord, TestDatabase, TestEnvironment, waitFor } from '@meridian/testing';
+import {
+  createTestDatabase,
+  createTestEnvironment,
+  HR_CSV_COLUMNS,
+  HrRecord,
+  TestDatabase,
+  TestEnvironment,
+  waitFor,
+} from '@meridian/testing';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -65,10 +73,14 @@ export class EngineStack {
 
   /** Waits until a worker consumes jobs. */
   async workerReady(worker: ServiceProcess): Promise<void> {
-    await waitFor(async () => {
-      if (worker.child.exitCode !== null) throw new Error(`The worker exited: ${worker.output()}`);
-      return worker.output().includes('consuming jobs');
-    }, 60_000, 100);
+    await waitFor(
+      async () => {
+        if (worker.child.exitCode !== null) throw new Error(`The worker exited: ${worker.output()}`);
+        return worker.output().includes('consuming jobs');
+      },
+      60_000,
+      100,
+    );
   }
 
   /** Workers that have not exited. */
@@ -120,16 +132,25 @@ export class EngineStack {
 
   /** Queues a run profile; returns its activity id. */
   async execute(systemId: number, profileId: number): Promise<string> {
-    const { activityId } = await this.ok<{ activityId: string }>('POST', `${CS}/${systemId}/run-profiles/${profileId}/execute`, undefined, 202);
+    const { activityId } = await this.ok<{ activityId: string }>(
+      'POST',
+      `${CS}/${systemId}/run-profiles/${profileId}/execute`,
+      undefined,
+      202,
+    );
     return activityId;
   }
 
   /** Polls the activity until it is no longer InProgress. */
   async finished(activityId: string, timeoutMs = 120_000): Promise<Activity> {
-    return waitFor(async () => {
-      const activity = await this.activity(activityId);
-      return activity.status === 'InProgress' ? null : activity;
-    }, timeoutMs, 200);
+    return waitFor(
+      async () => {
+        const activity = await this.activity(activityId);
+        return activity.status === 'InProgress' ? null : activity;
+      },
+      timeoutMs,
+      200,
+    );
   }
 
   /** Executes a run profile and waits for its end. */
@@ -178,7 +199,9 @@ export function writeHrRecords(file: string, records: readonly HrRecord[]): void
 
 /** Parses a CSV file without line breaks inside fields: the header and one record per data row. */
 export function readCsv(file: string): { header: string[]; rows: Array<Record<string, string>> } {
-  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
   const parse = (line: string): string[] => {
     const fields: string[] = [];
     let i = 0;
@@ -228,7 +251,15 @@ export const DIRECTORY_COLUMNS = ['employeeId', 'uid', 'cn', 'displayName', 'mai
 /** The directory row the export rule makes of an HR record. */
 export function expectedDirectoryRow(r: HrRecord, mail = r.email): Record<string, string> {
   const displayName = `${r.firstName} ${r.lastName}`;
-  return { employeeId: r.employeeId, uid: r.samAccountName, cn: displayName.toUpperCase(), displayName, mail, department: r.department, title: r.title };
+  return {
+    employeeId: r.employeeId,
+    uid: r.samAccountName,
+    cn: displayName.toUpperCase(),
+    displayName,
+    mail,
+    department: r.department,
+    title: r.title,
+  };
 }
 
 export interface SystemIds {
@@ -249,7 +280,12 @@ export interface PipelineIds {
 }
 
 /** Discovers a File system's schema, selects its object type and the given attributes; returns the ids by name. */
-async function selectSchema(stack: EngineStack, systemId: number, externalId: string, selected: readonly string[]): Promise<{ typeId: number; attributes: Record<string, number> }> {
+async function selectSchema(
+  stack: EngineStack,
+  systemId: number,
+  externalId: string,
+  selected: readonly string[],
+): Promise<{ typeId: number; attributes: Record<string, number> }> {
   await stack.ok('POST', `${CS}/${systemId}/schema/import`);
   const [type] = await stack.ok('GET', `${CS}/${systemId}/object-types`);
   const attributes: Record<string, number> = Object.fromEntries(type.attributes.map((a: { name: string; id: number }) => [a.name, a.id]));
@@ -265,9 +301,15 @@ async function selectSchema(stack: EngineStack, systemId: number, externalId: st
   return { typeId: type.id, attributes };
 }
 
-async function profiles(stack: EngineStack, systemId: number, runTypes: readonly string[], pageSize: number): Promise<Record<string, number>> {
+async function profiles(
+  stack: EngineStack,
+  systemId: number,
+  runTypes: readonly string[],
+  pageSize: number,
+): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const runType of runTypes) out[runType] = (await stack.ok('POST', `${CS}/${systemId}/run-profiles`, { name: runType, runType, pageSize }, 201)).id;
+  for (const runType of runTypes)
+    out[runType] = (await stack.ok('POST', `${CS}/${systemId}/run-profiles`, { name: runType, runType, pageSize }, 201)).id;
   return out;
 }
 
@@ -285,24 +327,62 @@ export async function metaverseAttributes(stack: EngineStack, userTypeId: number
 export async function configurePipeline(stack: EngineStack, pageSize: number): Promise<PipelineIds> {
   writeCsv(stack.path('directory/users.csv'), DIRECTORY_COLUMNS, []);
 
-  const hrSystem = await stack.ok('POST', CS, { name: 'HR', connectorType: 'File', settings: { filePath: 'hr/people.csv', mode: 'Import', objectType: 'person' } }, 201);
-  const hrSchema = await selectSchema(stack, hrSystem.id, 'employeeId',
-    ['employeeId', 'firstName', 'lastName', 'displayName', 'email', 'department', 'title', 'company', 'samAccountName', 'employeeType', 'status']);
-  const hr: SystemIds = { id: hrSystem.id, ...hrSchema, profiles: await profiles(stack, hrSystem.id, ['FullImport', 'FullSynchronisation', 'DeltaSynchronisation'], pageSize) };
+  const hrSystem = await stack.ok(
+    'POST',
+    CS,
+    { name: 'HR', connectorType: 'File', settings: { filePath: 'hr/people.csv', mode: 'Import', objectType: 'person' } },
+    201,
+  );
+  const hrSchema = await selectSchema(stack, hrSystem.id, 'employeeId', [
+    'employeeId',
+    'firstName',
+    'lastName',
+    'displayName',
+    'email',
+    'department',
+    'title',
+    'company',
+    'samAccountName',
+    'employeeType',
+    'status',
+  ]);
+  const hr: SystemIds = {
+    id: hrSystem.id,
+    ...hrSchema,
+    profiles: await profiles(stack, hrSystem.id, ['FullImport', 'FullSynchronisation', 'DeltaSynchronisation'], pageSize),
+  };
 
   const types = await stack.ok('GET', '/api/v1/metaverse/object-types');
   const userTypeId = types.find((t: { name: string }) => t.name === 'User').id as number;
   const mv = await metaverseAttributes(stack, userTypeId);
 
-  const hrRule = await stack.ok('POST', RULES, {
-    name: 'HR people → Users', connectedSystemId: hr.id, direction: 'Import', connectedSystemObjectTypeId: hr.typeId,
-    metaverseObjectTypeId: userTypeId, projectToMetaverse: true, inboundOutOfScopeAction: 'Disconnect',
-  }, 201);
+  const hrRule = await stack.ok(
+    'POST',
+    RULES,
+    {
+      name: 'HR people → Users',
+      connectedSystemId: hr.id,
+      direction: 'Import',
+      connectedSystemObjectTypeId: hr.typeId,
+      metaverseObjectTypeId: userTypeId,
+      projectToMetaverse: true,
+      inboundOutOfScopeAction: 'Disconnect',
+    },
+    201,
+  );
   const hrMappings: Record<string, number> = {};
   const inbound = async (target: string, source: string, expression?: string) => {
-    hrMappings[target] = (await stack.ok('POST', `${RULES}/${hrRule.id}/mappings`, {
-      targetMetaverseAttributeId: mv[target], sources: [{ connectedSystemAttributeId: hr.attributes[source], ...(expression ? { expression } : {}) }],
-    }, 201)).id;
+    hrMappings[target] = (
+      await stack.ok(
+        'POST',
+        `${RULES}/${hrRule.id}/mappings`,
+        {
+          targetMetaverseAttributeId: mv[target],
+          sources: [{ connectedSystemAttributeId: hr.attributes[source], ...(expression ? { expression } : {}) }],
+        },
+        201,
+      )
+    ).id;
   };
   await inbound('Employee ID', 'employeeId');
   await inbound('First Name', 'firstName');
@@ -314,23 +394,57 @@ export async function configurePipeline(stack: EngineStack, pageSize: number): P
   await inbound('Company', 'company');
   await inbound('Account Name', 'samAccountName');
   await inbound('Employee Type', 'employeeType');
-  await stack.ok('POST', `${RULES}/${hrRule.id}/matching-rules`, {
-    connectedSystemAttributeIds: [hr.attributes.employeeId], metaverseAttributeId: mv['Employee ID'], caseSensitive: false,
-  }, 201);
+  await stack.ok(
+    'POST',
+    `${RULES}/${hrRule.id}/matching-rules`,
+    {
+      connectedSystemAttributeIds: [hr.attributes.employeeId],
+      metaverseAttributeId: mv['Employee ID'],
+      caseSensitive: false,
+    },
+    201,
+  );
 
-  const dirSystem = await stack.ok('POST', CS, {
-    name: 'Directory', connectorType: 'File', settings: { filePath: 'directory/users.csv', mode: 'Bidirectional', objectType: 'account' },
-  }, 201);
+  const dirSystem = await stack.ok(
+    'POST',
+    CS,
+    {
+      name: 'Directory',
+      connectorType: 'File',
+      settings: { filePath: 'directory/users.csv', mode: 'Bidirectional', objectType: 'account' },
+    },
+    201,
+  );
   const dirSchema = await selectSchema(stack, dirSystem.id, 'employeeId', DIRECTORY_COLUMNS);
-  const directory: SystemIds = { id: dirSystem.id, ...dirSchema, profiles: await profiles(stack, dirSystem.id, ['Export', 'FullImport'], pageSize) };
-  const exportRule = await stack.ok('POST', RULES, {
-    name: 'Users → Directory accounts', connectedSystemId: directory.id, direction: 'Export', connectedSystemObjectTypeId: directory.typeId,
-    metaverseObjectTypeId: userTypeId, provisionToConnectedSystem: true, outboundDeprovisionAction: 'Delete',
-  }, 201);
+  const directory: SystemIds = {
+    id: dirSystem.id,
+    ...dirSchema,
+    profiles: await profiles(stack, dirSystem.id, ['Export', 'FullImport'], pageSize),
+  };
+  const exportRule = await stack.ok(
+    'POST',
+    RULES,
+    {
+      name: 'Users → Directory accounts',
+      connectedSystemId: directory.id,
+      direction: 'Export',
+      connectedSystemObjectTypeId: directory.typeId,
+      metaverseObjectTypeId: userTypeId,
+      provisionToConnectedSystem: true,
+      outboundDeprovisionAction: 'Delete',
+    },
+    201,
+  );
   const outbound = async (target: string, source: string, expression?: string) => {
-    await stack.ok('POST', `${RULES}/${exportRule.id}/mappings`, {
-      targetConnectedSystemAttributeId: directory.attributes[target], sources: [{ metaverseAttributeId: mv[source], ...(expression ? { expression } : {}) }],
-    }, 201);
+    await stack.ok(
+      'POST',
+      `${RULES}/${exportRule.id}/mappings`,
+      {
+        targetConnectedSystemAttributeId: directory.attributes[target],
+        sources: [{ metaverseAttributeId: mv[source], ...(expression ? { expression } : {}) }],
+      },
+      201,
+    );
   };
   await outbound('employeeId', 'Employee ID');
   await outbound('uid', 'Account Name');
@@ -341,7 +455,10 @@ export async function configurePipeline(stack: EngineStack, pageSize: number): P
   await outbound('title', 'Job Title');
 
   await stack.ok('PUT', `/api/v1/metaverse/object-types/${userTypeId}`, {
-    deletionRule: 'WhenAuthoritativeSourceDisconnected', deletionTriggerConnectedSystemIds: [hr.id], deletionTriggerMode: 'Any', deletionGracePeriod: null,
+    deletionRule: 'WhenAuthoritativeSourceDisconnected',
+    deletionTriggerConnectedSystemIds: [hr.id],
+    deletionTriggerMode: 'Any',
+    deletionGracePeriod: null,
   });
   return { hr, directory, userTypeId, mv, hrRuleId: hrRule.id, hrMappings };
 }

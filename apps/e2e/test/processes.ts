@@ -18,17 +18,22 @@ export function startService(name: 'web' | 'worker' | 'scheduler', env: Record<s
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout?.on('data', (d) => { out += String(d); });
-  child.stderr?.on('data', (d) => { out += String(d); });
+  child.stdout?.on('data', (d) => {
+    out += String(d);
+  });
+  child.stderr?.on('data', (d) => {
+    out += String(d);
+  });
   return {
     name,
     child,
     output: () => out,
-    stop: (signal = 'SIGTERM') => new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
-      child.once('exit', (code) => resolve(code));
-      child.kill(signal);
-    }),
+    stop: (signal = 'SIGTERM') =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
+        child.kill(signal);
+      }),
   };
 }
 

@@ -44,7 +44,10 @@ describe('two scheduler processes + web + worker (real processes)', () => {
     db = await createTestDatabase('e2esched');
     scripts = mkdtempSync(join(tmpdir(), 'meridian-e2e-scripts-'));
     // Records which scheduler process ran it (its parent) — the leader.
-    writeFileSync(join(scripts, 'stamp.sh'), '#!/bin/sh\necho "$PPID" > "ran-$MERIDIAN_SCHEDULE_EXECUTION_ID.ppid"\necho "stamped by $PPID"\n');
+    writeFileSync(
+      join(scripts, 'stamp.sh'),
+      '#!/bin/sh\necho "$PPID" > "ran-$MERIDIAN_SCHEDULE_EXECUTION_ID.ppid"\necho "stamped by $PPID"\n',
+    );
     writeFileSync(join(scripts, 'sleeper.sh'), '#!/bin/sh\nsleep 120 &\necho $! > "child-$MERIDIAN_SCHEDULE_EXECUTION_ID.pid"\nwait\n');
     chmodSync(join(scripts, 'stamp.sh'), 0o755);
     chmodSync(join(scripts, 'sleeper.sh'), 0o755);
@@ -80,10 +83,17 @@ describe('two scheduler processes + web + worker (real processes)', () => {
 
   it('dispatches each due trigger exactly once across two schedulers, and a killed leader hands over without a missed or doubled run', async () => {
     // A yearly cron that will not fire by itself during the test: the test makes it due by moving next_run_time into the past.
-    const created = await api('/api/v1/schedules', { method: 'POST', json: {
-      name: 'Exactly once', triggerType: 'Cron', patternType: 'Custom', cronExpression: '0 0 1 1 *', isEnabled: true,
-      steps: [{ stepIndex: 0, stepType: 'Executable', name: 'stamp', executablePath: 'stamp.sh' }],
-    } });
+    const created = await api('/api/v1/schedules', {
+      method: 'POST',
+      json: {
+        name: 'Exactly once',
+        triggerType: 'Cron',
+        patternType: 'Custom',
+        cronExpression: '0 0 1 1 *',
+        isEnabled: true,
+        steps: [{ stepIndex: 0, stepType: 'Executable', name: 'stamp', executablePath: 'stamp.sh' }],
+      },
+    });
     expect(created.status).toBe(201);
     const scheduleId = created.body.id as string;
 
@@ -93,7 +103,9 @@ describe('two scheduler processes + web + worker (real processes)', () => {
         const page = (await api(`/api/v1/schedule-executions?scheduleId=${scheduleId}&sortDescending=false`)).body;
         return page.totalCount === expected && page.items.every((e: { status: string }) => e.status === 'Completed') ? page.items : null;
       }, 30_000);
-      const { rows: [schedule] } = await sql.query(`SELECT next_run_time > now() AS future FROM schedule WHERE id = $1`, [scheduleId]);
+      const {
+        rows: [schedule],
+      } = await sql.query(`SELECT next_run_time > now() AS future FROM schedule WHERE id = $1`, [scheduleId]);
       expect(schedule.future).toBe(true);
       const last = executions[expected - 1];
       expect(last).toMatchObject({ initiatedByType: 'NotSet', status: 'Completed' });
@@ -120,15 +132,22 @@ describe('two scheduler processes + web + worker (real processes)', () => {
   });
 
   it('cancelling a running execution through the API kills its process in the scheduler process and it stays Cancelled', async () => {
-    const created = await api('/api/v1/schedules', { method: 'POST', json: {
-      name: 'Cancel me', triggerType: 'Manual', steps: [{ stepIndex: 0, stepType: 'Executable', name: 'sleeper', executablePath: 'sleeper.sh' }],
-    } });
+    const created = await api('/api/v1/schedules', {
+      method: 'POST',
+      json: {
+        name: 'Cancel me',
+        triggerType: 'Manual',
+        steps: [{ stepIndex: 0, stepType: 'Executable', name: 'sleeper', executablePath: 'sleeper.sh' }],
+      },
+    });
     const run = await api(`/api/v1/schedules/${created.body.id}/run`, { method: 'POST' });
     expect(run.status).toBe(202);
     const id = run.body.id as string;
     const childFile = join(scripts, `child-${id}.pid`);
     await waitFor(async () => existsSync(childFile) && readFileSync(childFile, 'utf8').trim() !== '', 30_000);
-    const { rows: [step] } = await sql.query(`SELECT process_id FROM schedule_execution_step WHERE execution_id = $1`, [id]);
+    const {
+      rows: [step],
+    } = await sql.query(`SELECT process_id FROM schedule_execution_step WHERE execution_id = $1`, [id]);
     const pids = [step.process_id as number, Number(readFileSync(childFile, 'utf8'))];
     expect(pids.every(alive)).toBe(true);
 
@@ -143,14 +162,26 @@ describe('two scheduler processes + web + worker (real processes)', () => {
   });
 
   it('runs a RunProfile step as an activity on the worker and follows it to its end', async () => {
-    const { rows: [system] } = await sql.query(`INSERT INTO connected_system (name, connector_type, settings) VALUES ('HR', 'File', '{}') RETURNING id`);
-    const { rows: [profile] } = await sql.query(
-      `INSERT INTO connected_system_run_profile (connected_system_id, name, run_type) VALUES ($1, 'Full sync', 'FullSynchronisation') RETURNING id`, [system.id]);
-    const created = await api('/api/v1/schedules', { method: 'POST', json: {
-      name: 'With a run profile', triggerType: 'Manual',
-      steps: [{ stepIndex: 0, stepType: 'RunProfile', name: 'HR sync', connectedSystemId: system.id, runProfileId: profile.id },
-        { stepIndex: 1, stepType: 'Executable', name: 'after', executablePath: 'stamp.sh' }],
-    } });
+    const {
+      rows: [system],
+    } = await sql.query(`INSERT INTO connected_system (name, connector_type, settings) VALUES ('HR', 'File', '{}') RETURNING id`);
+    const {
+      rows: [profile],
+    } = await sql.query(
+      `INSERT INTO connected_system_run_profile (connected_system_id, name, run_type) VALUES ($1, 'Full sync', 'FullSynchronisation') RETURNING id`,
+      [system.id],
+    );
+    const created = await api('/api/v1/schedules', {
+      method: 'POST',
+      json: {
+        name: 'With a run profile',
+        triggerType: 'Manual',
+        steps: [
+          { stepIndex: 0, stepType: 'RunProfile', name: 'HR sync', connectedSystemId: system.id, runProfileId: profile.id },
+          { stepIndex: 1, stepType: 'Executable', name: 'after', executablePath: 'stamp.sh' },
+        ],
+      },
+    });
     expect(created.status).toBe(201);
     const run = await api(`/api/v1/schedules/${created.body.id}/run`, { method: 'POST' });
     const execution = await waitFor(async () => {
@@ -159,9 +190,20 @@ describe('two scheduler processes + web + worker (real processes)', () => {
     }, 30_000);
     // The worker runs the synchronisation (an empty system: nothing to do), the step follows its activity to the end and the next step runs.
     const activity = (await api(`/api/v1/activities/${execution.steps[0].activityId}`)).body;
-    expect(activity).toMatchObject({ status: 'Complete', parentActivityId: run.body.id, targetType: 'ConnectedSystemRunProfile', objectsProcessed: 0 });
+    expect(activity).toMatchObject({
+      status: 'Complete',
+      parentActivityId: run.body.id,
+      targetType: 'ConnectedSystemRunProfile',
+      objectsProcessed: 0,
+    });
     expect(execution.steps).toEqual([
-      expect.objectContaining({ name: 'HR sync', status: 'Completed', activityId: activity.id, activityStatus: 'Complete', taskId: activity.id }),
+      expect.objectContaining({
+        name: 'HR sync',
+        status: 'Completed',
+        activityId: activity.id,
+        activityStatus: 'Complete',
+        taskId: activity.id,
+      }),
       expect.objectContaining({ name: 'after', status: 'Completed' }),
     ]);
     expect(execution).toMatchObject({ status: 'Completed' });

@@ -49,7 +49,11 @@ export class LeaderService implements OnApplicationBootstrap, OnModuleDestroy {
   private async tick(): Promise<void> {
     try {
       if (!this.client) {
-        const client = new Client({ connectionString: this.config.databaseUrl, application_name: 'meridian-scheduler-leader', connectionTimeoutMillis: 5000 });
+        const client = new Client({
+          connectionString: this.config.databaseUrl,
+          application_name: 'meridian-scheduler-leader',
+          connectionTimeoutMillis: 5000,
+        });
         client.on('error', (e) => {
           this.logger.log({ level: 'warning', message: `Leader connection lost: ${e.message}` });
           void this.dropConnection();
@@ -80,7 +84,10 @@ export class LeaderService implements OnApplicationBootstrap, OnModuleDestroy {
   private setLeader(leader: boolean): void {
     if (leader === this.leader) return;
     this.leader = leader;
-    this.logger.log({ level: 'information', message: leader ? 'This scheduler is now the leader.' : 'This scheduler is no longer the leader.' });
+    this.logger.log({
+      level: 'information',
+      message: leader ? 'This scheduler is now the leader.' : 'This scheduler is no longer the leader.',
+    });
     for (const l of this.listeners) l(leader);
   }
 }

@@ -89,10 +89,16 @@ export class ScheduleDispatcher {
   /** Maintenance mode holds queued work: Queued executions become Paused, and Queued again when it ends. */
   async applyMaintenance(enabled: boolean): Promise<number> {
     const [from, to] = enabled ? [ExecutionStatus.Queued, ExecutionStatus.Paused] : [ExecutionStatus.Paused, ExecutionStatus.Queued];
-    const [rows] = (await this.ds.query(`UPDATE schedule_execution SET status = $2 WHERE status = $1 RETURNING id, schedule_name`, [from, to])) as [Array<{ id: string; schedule_name: string }>, number];
+    const [rows] = (await this.ds.query(`UPDATE schedule_execution SET status = $2 WHERE status = $1 RETURNING id, schedule_name`, [
+      from,
+      to,
+    ])) as [Array<{ id: string; schedule_name: string }>, number];
     for (const row of rows) {
-      this.logger.log({ level: 'information', message: `Schedule execution ${row.id} ("${row.schedule_name}") ${enabled ? 'paused: maintenance mode is on' : 'queued again: maintenance mode ended'}.`,
-        scheduleExecutionId: row.id });
+      this.logger.log({
+        level: 'information',
+        message: `Schedule execution ${row.id} ("${row.schedule_name}") ${enabled ? 'paused: maintenance mode is on' : 'queued again: maintenance mode ended'}.`,
+        scheduleExecutionId: row.id,
+      });
     }
     return rows.length;
   }
@@ -101,14 +107,21 @@ export class ScheduleDispatcher {
   async dispatchDue(): Promise<DispatchResult[]> {
     const now = this.clock.now();
     const due: Array<{ id: string }> = await this.ds.query(
-      `SELECT id FROM schedule WHERE is_enabled AND trigger_type = 'Cron' AND next_run_time <= $1 ORDER BY next_run_time LIMIT $2`, [now, this.batchSize]);
+      `SELECT id FROM schedule WHERE is_enabled AND trigger_type = 'Cron' AND next_run_time <= $1 ORDER BY next_run_time LIMIT $2`,
+      [now, this.batchSize],
+    );
     const results: DispatchResult[] = [];
     for (const { id } of due) {
       try {
         const result = await this.ds.transaction((m) => this.dispatchOne(m, id, now));
         if (result) results.push(result);
       } catch (e) {
-        this.logger.log({ level: 'error', message: `Schedule ${id} could not be dispatched: ${(e as Error).message}`, error: e, scheduleId: id });
+        this.logger.log({
+          level: 'error',
+          message: `Schedule ${id} could not be dispatched: ${(e as Error).message}`,
+          error: e,
+          scheduleId: id,
+        });
       }
     }
     return results;
@@ -118,7 +131,9 @@ export class ScheduleDispatcher {
     const [s]: ScheduleRow[] = await m.query(
       `SELECT id, name, trigger_type, pattern_type, days_of_week, run_times, interval_value, interval_unit, interval_window_start, interval_window_end,
               cron_expression, time_zone, next_run_time
-         FROM schedule WHERE id = $1 AND is_enabled AND trigger_type = 'Cron' AND next_run_time <= $2 FOR UPDATE SKIP LOCKED`, [id, now]);
+         FROM schedule WHERE id = $1 AND is_enabled AND trigger_type = 'Cron' AND next_run_time <= $2 FOR UPDATE SKIP LOCKED`,
+      [id, now],
+    );
     if (!s) return null; // another scheduler has it, or it is no longer due
     const pattern = patternOf(s);
     const windowMs = Math.max(this.config.schedulerCatchUpWindowMs, ON_TIME_TOLERANCE_MS);
@@ -129,36 +144,63 @@ export class ScheduleDispatcher {
       next = nextRunTime(pattern, now);
     } catch (e) {
       await m.query(`UPDATE schedule SET next_run_time = NULL WHERE id = $1`, [id]);
-      this.logger.log({ level: 'error', message: `Schedule "${s.name}" (${id}) has an invalid pattern and will not run until it is saved again: ${(e as Error).message}`, scheduleId: id });
+      this.logger.log({
+        level: 'error',
+        message: `Schedule "${s.name}" (${id}) has an invalid pattern and will not run until it is saved again: ${(e as Error).message}`,
+        scheduleId: id,
+      });
       return { scheduleId: id, outcome: 'Invalid', dueAt: null, executionId: null, nextRunTime: null };
     }
     const nextText = next ? next.toISOString() : 'never';
     let result: DispatchResult;
     if (!slot) {
       const missed = new Date(s.next_run_time);
-      this.logger.log({ level: 'warning', message: `Schedule "${s.name}": the run due at ${missed.toISOString()} was missed by more than the catch-up window `
-        + `(${Math.round(windowMs / 60_000)} min) and does not run; next run at ${nextText}.`, scheduleId: id });
+      this.logger.log({
+        level: 'warning',
+        message:
+          `Schedule "${s.name}": the run due at ${missed.toISOString()} was missed by more than the catch-up window ` +
+          `(${Math.round(windowMs / 60_000)} min) and does not run; next run at ${nextText}.`,
+        scheduleId: id,
+      });
       result = { scheduleId: id, outcome: 'Missed', dueAt: missed, executionId: null, nextRunTime: next };
     } else {
-      const [existing]: Array<{ id: string }> = await m.query(`SELECT id FROM schedule_execution WHERE schedule_id = $1 AND due_at = $2`, [id, slot]);
+      const [existing]: Array<{ id: string }> = await m.query(`SELECT id FROM schedule_execution WHERE schedule_id = $1 AND due_at = $2`, [
+        id,
+        slot,
+      ]);
       const active = existing ? null : await activeExecutionOf(m, id);
       if (existing) {
         result = { scheduleId: id, outcome: 'AlreadyQueued', dueAt: slot, executionId: existing.id, nextRunTime: next };
       } else if (active) {
-        this.logger.log({ level: 'warning', message: `Schedule "${s.name}": the cron trigger due at ${slot.toISOString()} is skipped because execution ${active.id} is still ${active.status}; `
-          + `next run at ${nextText}.`, scheduleId: id, scheduleExecutionId: active.id });
+        this.logger.log({
+          level: 'warning',
+          message:
+            `Schedule "${s.name}": the cron trigger due at ${slot.toISOString()} is skipped because execution ${active.id} is still ${active.status}; ` +
+            `next run at ${nextText}.`,
+          scheduleId: id,
+          scheduleExecutionId: active.id,
+        });
         result = { scheduleId: id, outcome: 'SkippedActive', dueAt: slot, executionId: null, nextRunTime: next };
       } else {
         const executionId = await insertExecution(m, { id, name: s.name }, { dueAt: slot, initiator: null, queuedAt: now });
-        const late = now.getTime() - slot.getTime() > ON_TIME_TOLERANCE_MS ? ` (catching up: it was due ${Math.round((now.getTime() - slot.getTime()) / 60_000)} min ago; earlier missed slots do not run)` : '';
-        this.logger.log({ level: 'information', message: `Schedule "${s.name}": cron trigger due at ${slot.toISOString()} queued execution ${executionId}${late}; next run at ${nextText}.`,
-          scheduleId: id, scheduleExecutionId: executionId });
+        const late =
+          now.getTime() - slot.getTime() > ON_TIME_TOLERANCE_MS
+            ? ` (catching up: it was due ${Math.round((now.getTime() - slot.getTime()) / 60_000)} min ago; earlier missed slots do not run)`
+            : '';
+        this.logger.log({
+          level: 'information',
+          message: `Schedule "${s.name}": cron trigger due at ${slot.toISOString()} queued execution ${executionId}${late}; next run at ${nextText}.`,
+          scheduleId: id,
+          scheduleExecutionId: executionId,
+        });
         result = { scheduleId: id, outcome: executionId ? 'Queued' : 'AlreadyQueued', dueAt: slot, executionId, nextRunTime: next };
       }
     }
     const ran = result.outcome === 'Queued' || result.outcome === 'AlreadyQueued';
-    await m.query(`UPDATE schedule SET next_run_time = $2, last_run_time = CASE WHEN $3::boolean THEN $4::timestamptz ELSE last_run_time END WHERE id = $1`,
-      [id, next, ran, slot]);
+    await m.query(
+      `UPDATE schedule SET next_run_time = $2, last_run_time = CASE WHEN $3::boolean THEN $4::timestamptz ELSE last_run_time END WHERE id = $1`,
+      [id, next, ran, slot],
+    );
     return result;
   }
 }

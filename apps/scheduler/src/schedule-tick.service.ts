@@ -72,9 +72,12 @@ export class ScheduleTickService implements OnApplicationBootstrap, OnModuleDest
         maintenance = (await this.settings.effective(SettingKeys.MaintenanceEnabled)) === true;
         if (maintenance !== this.maintenance) {
           if (maintenance || this.maintenance !== null) {
-            this.logger.log({ level: 'information', message: maintenance
-              ? 'Maintenance mode is on: cron schedules are held and queued executions are paused.'
-              : 'Maintenance mode is off: held schedules and paused executions continue.' });
+            this.logger.log({
+              level: 'information',
+              message: maintenance
+                ? 'Maintenance mode is on: cron schedules are held and queued executions are paused.'
+                : 'Maintenance mode is off: held schedules and paused executions continue.',
+            });
           }
           this.maintenance = maintenance;
         }

@@ -24,14 +24,19 @@ describe('cron dispatch with two scheduler instances (real PostgreSQL and Redis,
     await bed.sql.query(`UPDATE schedule SET is_enabled = false, next_run_time = NULL`);
   });
 
-  const dueTimes = async (scheduleId: string) => (await bed.executionsOf(scheduleId)).map((e) => (e.due_at as Date | null)?.toISOString() ?? null);
-  const nextRun = async (scheduleId: string) => (await bed.sql.query(`SELECT next_run_time, last_run_time FROM schedule WHERE id = $1`, [scheduleId])).rows[0];
+  const dueTimes = async (scheduleId: string) =>
+    (await bed.executionsOf(scheduleId)).map((e) => (e.due_at as Date | null)?.toISOString() ?? null);
+  const nextRun = async (scheduleId: string) =>
+    (await bed.sql.query(`SELECT next_run_time, last_run_time FROM schedule WHERE id = $1`, [scheduleId])).rows[0];
 
   it('a schedule due every minute for three minutes runs exactly three times while two schedulers run, and a leader killed mid-way hands over', async () => {
     clock.set('2030-01-07T09:00:30Z');
     const a = await bed.instance({ clock: clock.now });
     const b = await bed.instance({ clock: clock.now });
-    const scheduleId = await bed.schedule({ name: 'Every minute', ...EVERY_MINUTE, steps: [{ stepIndex: 0, stepType: 'Executable', name: 'ok', executablePath: 'ok.sh' }] }, clock.now());
+    const scheduleId = await bed.schedule(
+      { name: 'Every minute', ...EVERY_MINUTE, steps: [{ stepIndex: 0, stepType: 'Executable', name: 'ok', executablePath: 'ok.sh' }] },
+      clock.now(),
+    );
     expect((await nextRun(scheduleId)).next_run_time).toEqual(at('2030-01-07T09:01:00Z'));
     await bed.leaderOf([a, b]);
 
@@ -47,8 +52,10 @@ describe('cron dispatch with two scheduler instances (real PostgreSQL and Redis,
     await runMinute(1);
 
     // Minute 2 comes just as the leader's lock connection is killed: for a moment both may believe they lead.
-    const killed = await bed.sql.query(`SELECT pg_terminate_backend(pid) AS killed FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
-      [SCHEDULER_LEADER_LOCK]);
+    const killed = await bed.sql.query(
+      `SELECT pg_terminate_backend(pid) AS killed FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+      [SCHEDULER_LEADER_LOCK],
+    );
     expect(killed.rows).toEqual([{ killed: true }]);
     await runMinute(2);
 
@@ -70,12 +77,20 @@ describe('cron dispatch with two scheduler instances (real PostgreSQL and Redis,
     expect(new Set(executions.map((e) => e.id)).size).toBe(3);
 
     // Every execution is recorded as an activity that follows it.
-    const { rows: activities } = await bed.sql.query(`SELECT id, status, target_type, target_operation_type, target_name, initiated_by_type, initiated_by_name FROM activity WHERE id = ANY($1::uuid[])`,
-      [executions.map((e) => e.id)]);
+    const { rows: activities } = await bed.sql.query(
+      `SELECT id, status, target_type, target_operation_type, target_name, initiated_by_type, initiated_by_name FROM activity WHERE id = ANY($1::uuid[])`,
+      [executions.map((e) => e.id)],
+    );
     expect(activities).toHaveLength(3);
     for (const activity of activities) {
-      expect(activity).toMatchObject({ status: 'Complete', target_type: 'ScheduleExecution', target_operation_type: 'Execute', target_name: 'Every minute',
-        initiated_by_type: 'System', initiated_by_name: 'Scheduler' });
+      expect(activity).toMatchObject({
+        status: 'Complete',
+        target_type: 'ScheduleExecution',
+        target_operation_type: 'Execute',
+        target_name: 'Every minute',
+        initiated_by_type: 'System',
+        initiated_by_name: 'Scheduler',
+      });
     }
     await second.close();
     await restarted.close();
@@ -88,7 +103,9 @@ describe('cron dispatch with two scheduler instances (real PostgreSQL and Redis,
     const scheduleId = await bed.schedule({ name: 'Raced', ...EVERY_MINUTE }, clock.now());
     for (const minute of [1, 2, 3]) {
       clock.set(`2030-01-07T10:0${minute}:01Z`);
-      const results = (await Promise.all([...Array(10)].map((_, i) => (i % 2 ? a : b).dispatcher.dispatchDue()))).flat().filter((r) => r.scheduleId === scheduleId);
+      const results = (await Promise.all([...Array(10)].map((_, i) => (i % 2 ? a : b).dispatcher.dispatchDue())))
+        .flat()
+        .filter((r) => r.scheduleId === scheduleId);
       expect(results.filter((r) => r.outcome === 'Queued')).toHaveLength(1);
       // Complete it so the next minute is not skipped as "still active".
       await bed.sql.query(`UPDATE schedule_execution SET status = 'Completed' WHERE schedule_id = $1`, [scheduleId]);
@@ -128,7 +145,15 @@ describe('cron dispatch with two scheduler instances (real PostgreSQL and Redis,
       await s.tick.tick();
       expect(await dueTimes(hourly)).toEqual(['2030-01-08T10:00:00.000Z']);
       expect(await nextRun(hourly)).toEqual({ next_run_time: at('2030-01-08T14:00:00Z'), last_run_time: at('2030-01-08T10:00:00Z') });
-      await waitFor(async () => bed.logEntries().some((e) => e.message.includes('Schedule "Hourly": the run due at 2030-01-08T11:00:00.000Z was missed by more than the catch-up window (15 min)')));
+      await waitFor(async () =>
+        bed
+          .logEntries()
+          .some((e) =>
+            e.message.includes(
+              'Schedule "Hourly": the run due at 2030-01-08T11:00:00.000Z was missed by more than the catch-up window (15 min)',
+            ),
+          ),
+      );
     });
 
     it('runs an every-minute schedule once (not once per missed minute) after ten minutes down', async () => {
@@ -143,7 +168,10 @@ describe('cron dispatch with two scheduler instances (real PostgreSQL and Redis,
     it('skips (and logs) a cron trigger while an execution of the schedule is active but still advances; a manual run always starts one', async () => {
       bed.script('slow.sh', '#!/bin/sh\nsleep 30\n');
       clock.set('2030-01-08T16:00:30Z');
-      const busy = await bed.schedule({ name: 'Busy', ...EVERY_MINUTE, steps: [{ stepIndex: 0, stepType: 'Executable', name: 'slow', executablePath: 'slow.sh' }] }, clock.now());
+      const busy = await bed.schedule(
+        { name: 'Busy', ...EVERY_MINUTE, steps: [{ stepIndex: 0, stepType: 'Executable', name: 'slow', executablePath: 'slow.sh' }] },
+        clock.now(),
+      );
       clock.set('2030-01-08T16:01:01Z');
       await s.tick.tick();
       await s.tick.tick();
@@ -154,11 +182,29 @@ describe('cron dispatch with two scheduler instances (real PostgreSQL and Redis,
       await s.tick.tick();
       expect(await dueTimes(busy)).toEqual(['2030-01-08T16:01:00.000Z']);
       expect(await nextRun(busy)).toEqual({ next_run_time: at('2030-01-08T16:03:00Z'), last_run_time: at('2030-01-08T16:01:00Z') });
-      await waitFor(async () => bed.logEntries().some((e) => e.level === 'Warning'
-        && e.message === `Schedule "Busy": the cron trigger due at 2030-01-08T16:02:00.000Z is skipped because execution ${running.id} is still InProgress; next run at 2030-01-08T16:03:00.000Z.`));
+      await waitFor(async () =>
+        bed
+          .logEntries()
+          .some(
+            (e) =>
+              e.level === 'Warning' &&
+              e.message ===
+                `Schedule "Busy": the cron trigger due at 2030-01-08T16:02:00.000Z is skipped because execution ${running.id} is still InProgress; next run at 2030-01-08T16:03:00.000Z.`,
+          ),
+      );
 
-      const manual = await s.executions.startManual(busy, { type: InitiatedByType.User, id: '6b1f3c2e-9a4d-4e6f-8b7a-1c2d3e4f5a6b', name: 'Ada' });
-      expect(manual).toMatchObject({ status: 'Queued', initiatedByType: 'User', initiatedByName: 'Ada', totalSteps: 1, currentStepIndex: 0 });
+      const manual = await s.executions.startManual(busy, {
+        type: InitiatedByType.User,
+        id: '6b1f3c2e-9a4d-4e6f-8b7a-1c2d3e4f5a6b',
+        name: 'Ada',
+      });
+      expect(manual).toMatchObject({
+        status: 'Queued',
+        initiatedByType: 'User',
+        initiatedByName: 'Ada',
+        totalSteps: 1,
+        currentStepIndex: 0,
+      });
       expect(manual.steps).toEqual([expect.objectContaining({ stepIndex: 0, name: 'slow', stepType: 'Executable', status: 'Pending' })]);
       expect((await bed.executionsOf(busy)).map((e) => e.due_at)).toEqual([at('2030-01-08T16:01:00Z'), null]);
 
@@ -169,11 +215,24 @@ describe('cron dispatch with two scheduler instances (real PostgreSQL and Redis,
 
     it('runs disabled and Manual schedules on demand', async () => {
       const manualOnly = await bed.schedule({ name: 'Manual only', triggerType: 'Manual', isEnabled: false });
-      const view = await s.executions.startManual(manualOnly, { type: InitiatedByType.ApiKey, id: '7b1f3c2e-9a4d-4e6f-8b7a-1c2d3e4f5a6b', name: 'CI key' });
-      expect(view).toMatchObject({ scheduleName: 'Manual only', status: 'Queued', initiatedByType: 'ApiKey', initiatedByName: 'CI key', totalSteps: 0, steps: [] });
+      const view = await s.executions.startManual(manualOnly, {
+        type: InitiatedByType.ApiKey,
+        id: '7b1f3c2e-9a4d-4e6f-8b7a-1c2d3e4f5a6b',
+        name: 'CI key',
+      });
+      expect(view).toMatchObject({
+        scheduleName: 'Manual only',
+        status: 'Queued',
+        initiatedByType: 'ApiKey',
+        initiatedByName: 'CI key',
+        totalSteps: 0,
+        steps: [],
+      });
       await s.tick.tick();
       expect((await bed.executionsOf(manualOnly))[0].status).toBe('Completed');
-      await expect(s.executions.startManual('00000000-0000-4000-8000-000000000000', SYSTEM_INITIATOR)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(s.executions.startManual('00000000-0000-4000-8000-000000000000', SYSTEM_INITIATOR)).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+      });
     });
 
     it('holds cron dispatch in maintenance mode and pauses queued executions until it ends', async () => {
@@ -204,12 +263,21 @@ describe('cron dispatch with two scheduler instances (real PostgreSQL and Redis,
 
     it('sets next_run_time aside when a stored pattern is invalid, and logs it', async () => {
       clock.set('2030-01-08T20:00:30Z');
-      const broken = await bed.schedule({ name: 'Broken', patternType: 'Custom', cronExpression: '* * * * *', nextRunTime: at('2030-01-08T20:00:00Z') });
+      const broken = await bed.schedule({
+        name: 'Broken',
+        patternType: 'Custom',
+        cronExpression: '* * * * *',
+        nextRunTime: at('2030-01-08T20:00:00Z'),
+      });
       await bed.sql.query(`UPDATE schedule SET cron_expression = 'not a cron' WHERE id = $1`, [broken]);
       await s.tick.tick();
       expect(await dueTimes(broken)).toEqual([]);
       expect((await nextRun(broken)).next_run_time).toBeNull();
-      await waitFor(async () => bed.logEntries().some((e) => e.level === 'Error' && e.message.startsWith('Schedule "Broken"') && e.message.includes('invalid pattern')));
+      await waitFor(async () =>
+        bed
+          .logEntries()
+          .some((e) => e.level === 'Error' && e.message.startsWith('Schedule "Broken"') && e.message.includes('invalid pattern')),
+      );
     });
   });
 });

@@ -58,7 +58,12 @@ export class SchedulerTestBed {
   }
 
   async instance(options: SchedulerOptions = {}): Promise<SchedulerInstance> {
-    const app = await createScheduler(this.config, this.logger, { tickIntervalMs: 20, leaderIntervalMs: 50, killGraceMs: 1000, ...options });
+    const app = await createScheduler(this.config, this.logger, {
+      tickIntervalMs: 20,
+      leaderIntervalMs: 50,
+      killGraceMs: 1000,
+      ...options,
+    });
     let closed = false;
     const instance: SchedulerInstance = {
       app,
@@ -108,25 +113,54 @@ export class SchedulerTestBed {
 
   /** Every line the scheduler logged so far (JSON entries). */
   logEntries(): Array<{ level: string; message: string; properties?: Record<string, unknown> }> {
-    return readdirSync(this.env.logDir).filter((f) => f.startsWith('scheduler-') && f.endsWith('.log'))
-      .flatMap((f) => readFileSync(join(this.env.logDir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+    return readdirSync(this.env.logDir)
+      .filter((f) => f.startsWith('scheduler-') && f.endsWith('.log'))
+      .flatMap((f) =>
+        readFileSync(join(this.env.logDir, f), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l)),
+      );
   }
 
   /** Creates a schedule row (and its steps) directly; next_run_time is computed from the pattern when enabled and Cron. */
   async schedule(input: ScheduleInput, now?: Date): Promise<string> {
     const p: SchedulePattern = {
-      triggerType: input.triggerType ?? 'Cron', patternType: input.patternType ?? 'Custom', daysOfWeek: input.daysOfWeek ?? null, runTimes: input.runTimes ?? null,
-      intervalValue: input.intervalValue ?? null, intervalUnit: input.intervalUnit ?? null, intervalWindowStart: input.intervalWindowStart ?? null,
-      intervalWindowEnd: input.intervalWindowEnd ?? null, cronExpression: input.cronExpression ?? null, timeZone: input.timeZone ?? 'UTC',
+      triggerType: input.triggerType ?? 'Cron',
+      patternType: input.patternType ?? 'Custom',
+      daysOfWeek: input.daysOfWeek ?? null,
+      runTimes: input.runTimes ?? null,
+      intervalValue: input.intervalValue ?? null,
+      intervalUnit: input.intervalUnit ?? null,
+      intervalWindowStart: input.intervalWindowStart ?? null,
+      intervalWindowEnd: input.intervalWindowEnd ?? null,
+      cronExpression: input.cronExpression ?? null,
+      timeZone: input.timeZone ?? 'UTC',
     };
     const enabled = input.isEnabled ?? true;
     const next = input.nextRunTime !== undefined ? input.nextRunTime : enabled && now ? nextRunTime(p, now) : null;
-    const { rows: [row] } = await this.sql.query(
+    const {
+      rows: [row],
+    } = await this.sql.query(
       `INSERT INTO schedule (name, trigger_type, pattern_type, days_of_week, run_times, interval_value, interval_unit, interval_window_start, interval_window_end,
                              cron_expression, time_zone, is_enabled, next_run_time)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
-      [input.name, p.triggerType, p.patternType, p.daysOfWeek, p.runTimes, p.intervalValue, p.intervalUnit, p.intervalWindowStart, p.intervalWindowEnd,
-        p.cronExpression, p.timeZone, enabled, next]);
+      [
+        input.name,
+        p.triggerType,
+        p.patternType,
+        p.daysOfWeek,
+        p.runTimes,
+        p.intervalValue,
+        p.intervalUnit,
+        p.intervalWindowStart,
+        p.intervalWindowEnd,
+        p.cronExpression,
+        p.timeZone,
+        enabled,
+        next,
+      ],
+    );
     const steps = input.steps ?? [];
     for (const [i, s] of steps.entries()) {
       const sameIndexBefore = steps.slice(0, i).some((o) => o.stepIndex === s.stepIndex);
@@ -134,26 +168,48 @@ export class SchedulerTestBed {
         `INSERT INTO schedule_step (schedule_id, step_index, name, execution_mode, step_type, continue_on_failure, timeout_seconds, connected_system_id, run_profile_id,
                                     script_path, arguments, executable_path, working_directory, sql_connection_string, sql_script_path, created)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, now() + make_interval(secs => $16))`,
-        [row.id, s.stepIndex, s.name ?? null, sameIndexBefore ? 'ParallelWithPrevious' : 'Sequential', s.stepType, s.continueOnFailure ?? false, s.timeoutSeconds ?? null,
-          s.connectedSystemId ?? null, s.runProfileId ?? null, s.scriptPath ?? null, s.arguments ?? null, s.executablePath ?? null, s.workingDirectory ?? null,
-          s.sqlConnectionString ?? null, s.sqlScriptPath ?? null, i / 1000]);
+        [
+          row.id,
+          s.stepIndex,
+          s.name ?? null,
+          sameIndexBefore ? 'ParallelWithPrevious' : 'Sequential',
+          s.stepType,
+          s.continueOnFailure ?? false,
+          s.timeoutSeconds ?? null,
+          s.connectedSystemId ?? null,
+          s.runProfileId ?? null,
+          s.scriptPath ?? null,
+          s.arguments ?? null,
+          s.executablePath ?? null,
+          s.workingDirectory ?? null,
+          s.sqlConnectionString ?? null,
+          s.sqlScriptPath ?? null,
+          i / 1000,
+        ],
+      );
     }
     return row.id;
   }
 
   async executionsOf(scheduleId: string): Promise<Array<Record<string, any>>> {
-    const { rows } = await this.sql.query(`SELECT * FROM schedule_execution WHERE schedule_id = $1 ORDER BY queued_at, due_at`, [scheduleId]);
+    const { rows } = await this.sql.query(`SELECT * FROM schedule_execution WHERE schedule_id = $1 ORDER BY queued_at, due_at`, [
+      scheduleId,
+    ]);
     return rows;
   }
 
   async stepsOf(executionId: string): Promise<Array<Record<string, any>>> {
-    const { rows } = await this.sql.query(`SELECT * FROM schedule_execution_step WHERE execution_id = $1 ORDER BY step_index, name`, [executionId]);
+    const { rows } = await this.sql.query(`SELECT * FROM schedule_execution_step WHERE execution_id = $1 ORDER BY step_index, name`, [
+      executionId,
+    ]);
     return rows;
   }
 
   async waitForExecution(id: string, statuses: string[], timeoutMs = 20_000): Promise<Record<string, any>> {
     return waitFor(async () => {
-      const { rows: [row] } = await this.sql.query(`SELECT * FROM schedule_execution WHERE id = $1`, [id]);
+      const {
+        rows: [row],
+      } = await this.sql.query(`SELECT * FROM schedule_execution WHERE id = $1`, [id]);
       return row && statuses.includes(row.status) ? row : null;
     }, timeoutMs);
   }

@@ -19,7 +19,10 @@ describe('LeaderService', () => {
 
   function replica(): LeaderService {
     const config = loadConfig('scheduler', env.env);
-    const service = new LeaderService(config, createServiceLogger({ service: 'scheduler', logDir: env.logDir, level: 'Error', console: false }));
+    const service = new LeaderService(
+      config,
+      createServiceLogger({ service: 'scheduler', logDir: env.logDir, level: 'Error', console: false }),
+    );
     service.intervalMs = 50;
     return service;
   }
@@ -48,7 +51,10 @@ describe('LeaderService', () => {
     await waitFor(async () => a.isLeader);
     const admin = new Client({ connectionString: db.url });
     await admin.connect();
-    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'meridian-scheduler-leader' AND datname = $1`, [db.name]);
+    await admin.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'meridian-scheduler-leader' AND datname = $1`,
+      [db.name],
+    );
     await admin.end();
     await waitFor(async () => changes.includes(false));
     await waitFor(async () => a.isLeader);

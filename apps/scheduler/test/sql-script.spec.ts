@@ -10,7 +10,11 @@ import { SchedulerInstance, SchedulerTestBed } from './harness';
 const MYSQL = { host: '127.0.0.1', port: '3306', user: 'root' };
 
 function mysql(database: string | null, sql: string): string {
-  return execFileSync('mysql', ['-h', MYSQL.host, '-P', MYSQL.port, '-u', MYSQL.user, '--batch', '--skip-column-names', ...(database ? [database] : []), '-e', sql], { encoding: 'utf8' }).trim();
+  return execFileSync(
+    'mysql',
+    ['-h', MYSQL.host, '-P', MYSQL.port, '-u', MYSQL.user, '--batch', '--skip-column-names', ...(database ? [database] : []), '-e', sql],
+    { encoding: 'utf8' },
+  ).trim();
 }
 
 describe('SqlScript steps (real PostgreSQL and MariaDB)', () => {
@@ -44,10 +48,21 @@ describe('SqlScript steps (real PostgreSQL and MariaDB)', () => {
   });
 
   /** A schedule with one SqlScript step whose connection string is sealed for that step, as the schedules API stores it. */
-  async function sqlSchedule(name: string, connectionString: string, scriptPath: string, extra: { timeoutSeconds?: number } = {}): Promise<string> {
-    const scheduleId = await bed.schedule({ name, triggerType: 'Manual', isEnabled: false,
-      steps: [{ stepIndex: 0, stepType: 'SqlScript', name: 'script', sqlScriptPath: scriptPath, ...extra }] });
-    const { rows: [step] } = await bed.sql.query(`SELECT id FROM schedule_step WHERE schedule_id = $1`, [scheduleId]);
+  async function sqlSchedule(
+    name: string,
+    connectionString: string,
+    scriptPath: string,
+    extra: { timeoutSeconds?: number } = {},
+  ): Promise<string> {
+    const scheduleId = await bed.schedule({
+      name,
+      triggerType: 'Manual',
+      isEnabled: false,
+      steps: [{ stepIndex: 0, stepType: 'SqlScript', name: 'script', sqlScriptPath: scriptPath, ...extra }],
+    });
+    const {
+      rows: [step],
+    } = await bed.sql.query(`SELECT id FROM schedule_step WHERE schedule_id = $1`, [scheduleId]);
     const sealed = new SecretBox(bed.config).seal(connectionString, scheduleStepSecretContext(step.id));
     await bed.sql.query(`UPDATE schedule_step SET sql_connection_string = $2 WHERE id = $1`, [step.id, sealed]);
     return scheduleId;
@@ -62,27 +77,38 @@ describe('SqlScript steps (real PostgreSQL and MariaDB)', () => {
 
   describe('PostgreSQL', () => {
     it('runs the script in one transaction', async () => {
-      bed.file('pg/ok.sql', `-- load accounts
+      bed.file(
+        'pg/ok.sql',
+        `-- load accounts
 INSERT INTO account (id, name) VALUES (1, 'Ada'), (2, 'Grace');
 UPDATE account SET name = 'Ada; Lovelace' WHERE id = 1;
 DO $$ BEGIN PERFORM 1; END $$;
-`);
+`,
+      );
       const { execution, step } = await run(await sqlSchedule('pg ok', target.url, 'pg/ok.sql'));
       expect(execution.status).toBe('Completed');
       expect(step).toMatchObject({ status: 'Completed', error_message: null, process_id: null });
-      expect((await pg.query(`SELECT id, name FROM account ORDER BY id`)).rows).toEqual([{ id: 1, name: 'Ada; Lovelace' }, { id: 2, name: 'Grace' }]);
+      expect((await pg.query(`SELECT id, name FROM account ORDER BY id`)).rows).toEqual([
+        { id: 1, name: 'Ada; Lovelace' },
+        { id: 2, name: 'Grace' },
+      ]);
     });
 
     it('rolls back everything when a statement fails and names the statement', async () => {
-      bed.file('pg/bad.sql', `INSERT INTO account (id, name) VALUES (10, 'Linus');
+      bed.file(
+        'pg/bad.sql',
+        `INSERT INTO account (id, name) VALUES (10, 'Linus');
 UPDATE account SET active = false;
 
 INSERT INTO acount (id, name)
   VALUES (11, 'typo');
 INSERT INTO account (id, name) VALUES (12, 'never');
-`);
+`,
+      );
       const { execution, step } = await run(await sqlSchedule('pg bad', target.url, 'pg/bad.sql'));
-      expect(step.error_message).toBe('statement 3 (line 4) failed: relation "acount" does not exist — in: INSERT INTO acount (id, name) VALUES (11, \'typo\'). The script was rolled back.');
+      expect(step.error_message).toBe(
+        'statement 3 (line 4) failed: relation "acount" does not exist — in: INSERT INTO acount (id, name) VALUES (11, \'typo\'). The script was rolled back.',
+      );
       expect(execution).toMatchObject({ status: 'Failed', error_message: `Step 0 'script' failed: ${step.error_message}` });
       expect((await pg.query(`SELECT count(*)::int AS n FROM account WHERE id >= 10 OR NOT active`)).rows[0].n).toBe(0);
     });
@@ -99,7 +125,11 @@ INSERT INTO account (id, name) VALUES (12, 'never');
       const { execution, step } = await run(await sqlSchedule('pg slow', target.url, 'pg/slow.sql', { timeoutSeconds: 1 }));
       expect(execution.error_message).toBe("Step 0 'script' failed: timed out after 1 s");
       expect(step.status).toBe('Failed');
-      await waitFor(async () => (await pg.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'meridian-schedule-step'`)).rows[0].n === 0);
+      await waitFor(
+        async () =>
+          (await pg.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'meridian-schedule-step'`)).rows[0]
+            .n === 0,
+      );
       expect((await pg.query(`SELECT count(*)::int AS n FROM account WHERE id = 30`)).rows[0].n).toBe(0);
     });
 
@@ -113,28 +143,38 @@ INSERT INTO account (id, name) VALUES (12, 'never');
 
   describe('MariaDB', () => {
     it('runs the script in one transaction', async () => {
-      bed.file('my/ok.sql', `# load accounts
+      bed.file(
+        'my/ok.sql',
+        `# load accounts
 INSERT INTO account (id, name) VALUES (1, 'Ada'), (2, 'Grace');
 UPDATE account SET name = 'it''s; fine' WHERE id = 2;
-`);
+`,
+      );
       const { execution } = await run(await sqlSchedule('my ok', `mysql://root@127.0.0.1:3306/${mysqlDb}`, 'my/ok.sql'));
       expect(execution.status).toBe('Completed');
       expect(mysql(mysqlDb, 'SELECT id, name FROM account ORDER BY id')).toBe("1\tAda\n2\tit's; fine");
     });
 
     it('rolls back everything when a statement fails and names the statement (mariadb:// URL)', async () => {
-      bed.file('my/bad.sql', `INSERT INTO account (id, name) VALUES (10, 'Linus');
+      bed.file(
+        'my/bad.sql',
+        `INSERT INTO account (id, name) VALUES (10, 'Linus');
 UPDATE account SET active = false;
 INSERT INTO account (id, name) VALUES (1, 'duplicate');
-`);
+`,
+      );
       const { execution, step } = await run(await sqlSchedule('my bad', `mariadb://root@127.0.0.1:3306/${mysqlDb}`, 'my/bad.sql'));
       expect(execution.status).toBe('Failed');
-      expect(step.error_message).toBe("statement 3 (line 3) failed: Duplicate entry '1' for key 'PRIMARY' — in: INSERT INTO account (id, name) VALUES (1, 'duplicate'). The script was rolled back.");
+      expect(step.error_message).toBe(
+        "statement 3 (line 3) failed: Duplicate entry '1' for key 'PRIMARY' — in: INSERT INTO account (id, name) VALUES (1, 'duplicate'). The script was rolled back.",
+      );
       expect(mysql(mysqlDb, 'SELECT count(*) FROM account WHERE id = 10 OR NOT active')).toBe('0');
     });
 
     it('runs stored-program definitions with a DELIMITER line', async () => {
-      bed.file('my/proc.sql', `DROP PROCEDURE IF EXISTS add_account;
+      bed.file(
+        'my/proc.sql',
+        `DROP PROCEDURE IF EXISTS add_account;
 DELIMITER //
 CREATE PROCEDURE add_account(IN p_id int, IN p_name varchar(100))
 BEGIN
@@ -143,7 +183,8 @@ BEGIN
 END//
 DELIMITER ;
 CALL add_account(40, 'Proc');
-`);
+`,
+      );
       const { execution } = await run(await sqlSchedule('my proc', `mysql://root@127.0.0.1:3306/${mysqlDb}`, 'my/proc.sql'));
       expect(execution.status).toBe('Completed');
       expect(mysql(mysqlDb, 'SELECT name FROM account WHERE id = 40')).toBe('Proc');
@@ -151,9 +192,13 @@ CALL add_account(40, 'Proc');
 
     it('cancels a statement that runs past timeoutSeconds', async () => {
       bed.file('my/slow.sql', `INSERT INTO account (id, name) VALUES (50, 'slow');\nSELECT SLEEP(60);\n`);
-      const { execution } = await run(await sqlSchedule('my slow', `mysql://root@127.0.0.1:3306/${mysqlDb}`, 'my/slow.sql', { timeoutSeconds: 1 }));
+      const { execution } = await run(
+        await sqlSchedule('my slow', `mysql://root@127.0.0.1:3306/${mysqlDb}`, 'my/slow.sql', { timeoutSeconds: 1 }),
+      );
       expect(execution.error_message).toBe("Step 0 'script' failed: timed out after 1 s");
-      await waitFor(async () => mysql(null, `SELECT count(*) FROM information_schema.processlist WHERE info LIKE 'SELECT SLEEP(60)%'`) === '0');
+      await waitFor(
+        async () => mysql(null, `SELECT count(*) FROM information_schema.processlist WHERE info LIKE 'SELECT SLEEP(60)%'`) === '0',
+      );
       expect(mysql(mysqlDb, 'SELECT count(*) FROM account WHERE id = 50')).toBe('0');
     });
   });

@@ -2,7 +2,17 @@ import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap } fro
 import { APP_FILTER, APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { ApiKeysService, ApplicationModule } from '@meridian/application';
-import { ApiKeyStrategy, APP_CONFIG, AppConfig, AuthGuard, Logger, LOGGER, OidcTokenVerifier, PlatformModule, RateLimitGuard } from '@meridian/platform';
+import {
+  ApiKeyStrategy,
+  APP_CONFIG,
+  AppConfig,
+  AuthGuard,
+  Logger,
+  LOGGER,
+  OidcTokenVerifier,
+  PlatformModule,
+  RateLimitGuard,
+} from '@meridian/platform';
 import { RouteCatalog } from './http/route-catalog';
 import { WebExceptionFilter } from './http/web-exception.filter';
 import { ActivitiesModule } from './modules/activities/activities.module';

@@ -1,7 +1,15 @@
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { AppConfig, correlationMiddleware, createValidationPipe, HttpExceptionFilter, jsonContentTypeMiddleware, Logger, NestWinstonLogger } from '@meridian/platform';
+import {
+  AppConfig,
+  correlationMiddleware,
+  createValidationPipe,
+  HttpExceptionFilter,
+  jsonContentTypeMiddleware,
+  Logger,
+  NestWinstonLogger,
+} from '@meridian/platform';
 import express, { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { readFileSync } from 'node:fs';
@@ -27,8 +35,10 @@ function answerMalformedRequests(app: INestApplication): void {
       timestamp: new Date().toISOString(),
       path: '',
     });
-    socket.end(`HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\n`
-      + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
 }
 
@@ -44,15 +54,23 @@ export async function createWebApp(config: AppConfig, logger: Logger): Promise<I
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
   app.use(correlationMiddleware);
-  app.use(helmet({
-    contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': config.tls ? [] : null } },
-    hsts: !!config.tls,
-  }));
-  if (config.corsOrigins.length) app.enableCors({ origin: config.corsOrigins, allowedHeaders: ['Content-Type', 'Authorization', 'X-Api-Key', 'X-Correlation-Id'] });
+  app.use(
+    helmet({
+      contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': config.tls ? [] : null } },
+      hsts: !!config.tls,
+    }),
+  );
+  if (config.corsOrigins.length)
+    app.enableCors({ origin: config.corsOrigins, allowedHeaders: ['Content-Type', 'Authorization', 'X-Api-Key', 'X-Correlation-Id'] });
   app.use((req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
-    res.on('finish', () => logger.log({ level: 'debug', message: `${req.method} ${req.originalUrl.split('?')[0]} ${res.statusCode}`,
-      durationMs: Number(process.hrtime.bigint() - started) / 1e6 }));
+    res.on('finish', () =>
+      logger.log({
+        level: 'debug',
+        message: `${req.method} ${req.originalUrl.split('?')[0]} ${res.statusCode}`,
+        durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+      }),
+    );
     next();
   });
   app.use(jsonContentTypeMiddleware);

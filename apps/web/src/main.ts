@@ -7,6 +7,9 @@ runService('web', async (config, logger) => {
   await app.listen(config.port, config.host);
   const scheme = config.tls ? 'https' : 'http';
   const host = config.host === '0.0.0.0' ? 'localhost' : config.host;
-  logger.log({ level: 'information', message: `Meridian web ${config.version} listening on ${scheme}://${host}:${config.port} (API reference: ${scheme}://${host}:${config.port}/api/reference)` });
+  logger.log({
+    level: 'information',
+    message: `Meridian web ${config.version} listening on ${scheme}://${host}:${config.port} (API reference: ${scheme}://${host}:${config.port}/api/reference)`,
+  });
   return app;
 });

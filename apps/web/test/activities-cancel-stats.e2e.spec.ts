@@ -5,7 +5,10 @@ import { startWebApp, WebHarness } from './harness';
 const BASE = '/api/v1/activities';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-interface Res { status: number; body: any }
+interface Res {
+  status: number;
+  body: any;
+}
 
 function expectError(res: Res, status: number, code: string): void {
   expect({ status: res.status, code: res.body.code }).toEqual({ status, code });
@@ -22,11 +25,20 @@ describe('activities: cancel and run statistics', () => {
   const row = async (id: string) => (await db.query('SELECT * FROM activity WHERE id = $1', [id])).rows[0];
   /** An activity as the web app or a worker writes it. */
   const seed = async (fields: Record<string, unknown>): Promise<string> => {
-    const values = { status: 'InProgress', target_type: 'ConnectedSystemRunProfile', target_operation_type: 'Execute', target_name: 'HR full import',
-      initiated_by_type: 'System', connected_system_run_type: 'FullImport', ...fields };
+    const values = {
+      status: 'InProgress',
+      target_type: 'ConnectedSystemRunProfile',
+      target_operation_type: 'Execute',
+      target_name: 'HR full import',
+      initiated_by_type: 'System',
+      connected_system_run_type: 'FullImport',
+      ...fields,
+    };
     const columns = Object.keys(values);
-    const { rows } = await db.query(`INSERT INTO activity (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`,
-      Object.values(values));
+    const { rows } = await db.query(
+      `INSERT INTO activity (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`,
+      Object.values(values),
+    );
     return rows[0].id;
   };
 
@@ -45,7 +57,13 @@ describe('activities: cancel and run statistics', () => {
       const id = await seed({ message: 'Queued.' });
       const before = await activityCount();
       const res = await post(`${BASE}/${id}/cancel`).expect(200);
-      expect(res.body).toMatchObject({ id, status: 'Cancelled', message: 'Cancelled before it started.', targetType: 'ConnectedSystemRunProfile', executed: null });
+      expect(res.body).toMatchObject({
+        id,
+        status: 'Cancelled',
+        message: 'Cancelled before it started.',
+        targetType: 'ConnectedSystemRunProfile',
+        executed: null,
+      });
       expect(res.body.totalActivityTime).toMatch(/^\d{2}:\d{2}:\d{2}/);
       // The shape of GET /activities/{id}.
       expect(Object.keys(res.body).sort()).toEqual(Object.keys((await get(`${BASE}/${id}`).expect(200)).body).sort());
@@ -56,7 +74,13 @@ describe('activities: cancel and run statistics', () => {
     });
 
     it('asks a claimed run to stop: it stays InProgress with the flag set until its worker ends it', async () => {
-      const id = await seed({ claimed_at: new Date(), claimed_by: 'worker-1:42', executed: new Date(), heartbeat_at: new Date(), message: 'Page 3 of 10.' });
+      const id = await seed({
+        claimed_at: new Date(),
+        claimed_by: 'worker-1:42',
+        executed: new Date(),
+        heartbeat_at: new Date(),
+        message: 'Page 3 of 10.',
+      });
       const res = await post(`${BASE}/${id}/cancel`).expect(200);
       expect(res.body).toMatchObject({ id, status: 'InProgress', message: 'Page 3 of 10.', totalActivityTime: null });
       expect(await row(id)).toMatchObject({ status: 'InProgress', cancel_requested: true, completed: null });
@@ -67,13 +91,16 @@ describe('activities: cancel and run statistics', () => {
       expectError(await post(`${BASE}/${id}/cancel`), 400, 'BAD_REQUEST');
     });
 
-    it.each(['Complete', 'CompleteWithWarning', 'CompleteWithError', 'FailedWithError', 'Cancelled'])('refuses a finished (%s) run with 400 BAD_REQUEST', async (status) => {
-      const id = await seed({ status, completed: new Date() });
-      const res = await post(`${BASE}/${id}/cancel`);
-      expectError(res, 400, 'BAD_REQUEST');
-      expect(res.body.message).toContain(status);
-      expect(await row(id)).toMatchObject({ status, cancel_requested: false });
-    });
+    it.each(['Complete', 'CompleteWithWarning', 'CompleteWithError', 'FailedWithError', 'Cancelled'])(
+      'refuses a finished (%s) run with 400 BAD_REQUEST',
+      async (status) => {
+        const id = await seed({ status, completed: new Date() });
+        const res = await post(`${BASE}/${id}/cancel`);
+        expectError(res, 400, 'BAD_REQUEST');
+        expect(res.body.message).toContain(status);
+        expect(await row(id)).toMatchObject({ status, cancel_requested: false });
+      },
+    );
 
     it('refuses an activity that is not a run-profile activity with 400 BAD_REQUEST, even while InProgress', async () => {
       const deletion = await seed({ target_type: 'ConnectedSystem', target_operation_type: 'Delete', connected_system_run_type: null });
@@ -81,7 +108,12 @@ describe('activities: cancel and run statistics', () => {
       expectError(res, 400, 'BAD_REQUEST');
       expect(res.body.message).toMatch(/run-profile/);
       expect(await row(deletion)).toMatchObject({ status: 'InProgress', cancel_requested: false });
-      const change = await seed({ status: 'Complete', target_type: 'ApiKey', target_operation_type: 'Create', connected_system_run_type: null });
+      const change = await seed({
+        status: 'Complete',
+        target_type: 'ApiKey',
+        target_operation_type: 'Create',
+        connected_system_run_type: null,
+      });
       expectError(await post(`${BASE}/${change}/cancel`), 400, 'BAD_REQUEST');
     });
 
@@ -97,11 +129,22 @@ describe('activities: cancel and run statistics', () => {
   });
 
   describe('GET /activities/{id}/stats', () => {
-    it('aggregates the execution items by outcome and error type, with the runner\'s pages, phases and throughput', async () => {
+    it("aggregates the execution items by outcome and error type, with the runner's pages, phases and throughput", async () => {
       const id = await seed({
-        status: 'CompleteWithError', objects_to_process: 12, objects_processed: 12, connected_system_run_type: 'FullSynchronisation',
-        total_projected: 4, total_joined: 3, total_attribute_flows: 2, total_pending_exports: 5, total_errors: 3,
-        execution_stats: JSON.stringify({ pages: 3, objectsPerSecond: 250.5, phases: [{ name: 'Load', seconds: 0.4 }, { name: 'Synchronise', seconds: 1.2 }, { name: 'bogus' }] }),
+        status: 'CompleteWithError',
+        objects_to_process: 12,
+        objects_processed: 12,
+        connected_system_run_type: 'FullSynchronisation',
+        total_projected: 4,
+        total_joined: 3,
+        total_attribute_flows: 2,
+        total_pending_exports: 5,
+        total_errors: 3,
+        execution_stats: JSON.stringify({
+          pages: 3,
+          objectsPerSecond: 250.5,
+          phases: [{ name: 'Load', seconds: 0.4 }, { name: 'Synchronise', seconds: 1.2 }, { name: 'bogus' }],
+        }),
       });
       const items: Array<[string | null, string | null]> = [
         ['Projected:1,AttributeFlow:5,PendingExportCreated:1', null],
@@ -118,30 +161,66 @@ describe('activities: cancel and run statistics', () => {
         [null, 'ExpressionEvaluationError'],
       ];
       for (const [outcome, error] of items) {
-        await db.query(`INSERT INTO activity_execution_item (activity_id, object_change_type, outcome_summary, error_type) VALUES ($1, 'Update', $2, $3)`, [id, outcome, error]);
+        await db.query(
+          `INSERT INTO activity_execution_item (activity_id, object_change_type, outcome_summary, error_type) VALUES ($1, 'Update', $2, $3)`,
+          [id, outcome, error],
+        );
       }
       const res = await get(`${BASE}/${id}/stats`).expect(200);
       expect(res.body).toEqual({
-        activityId: id, runType: 'FullSynchronisation', status: 'CompleteWithError', objectsToProcess: 12, objectsProcessed: 12,
-        pages: 3, objectsPerSecond: 250.5, phases: [{ name: 'Load', seconds: 0.4 }, { name: 'Synchronise', seconds: 1.2 }],
+        activityId: id,
+        runType: 'FullSynchronisation',
+        status: 'CompleteWithError',
+        objectsToProcess: 12,
+        objectsProcessed: 12,
+        pages: 3,
+        objectsPerSecond: 250.5,
+        phases: [
+          { name: 'Load', seconds: 0.4 },
+          { name: 'Synchronise', seconds: 1.2 },
+        ],
         outcomes: { AttributeFlow: 22, Joined: 3, PendingExportCreated: 5, Projected: 4 },
         errors: { AmbiguousMatch: 2, ExpressionEvaluationError: 1 },
-        totals: { totalAdded: 0, totalUpdated: 0, totalDeleted: 0, totalProjected: 4, totalJoined: 3, totalAttributeFlows: 2, totalDisconnected: 0,
-          totalProvisioned: 0, totalExported: 0, totalDeprovisioned: 0, totalPendingExports: 5, totalErrors: 3 },
+        totals: {
+          totalAdded: 0,
+          totalUpdated: 0,
+          totalDeleted: 0,
+          totalProjected: 4,
+          totalJoined: 3,
+          totalAttributeFlows: 2,
+          totalDisconnected: 0,
+          totalProvisioned: 0,
+          totalExported: 0,
+          totalDeprovisioned: 0,
+          totalPendingExports: 5,
+          totalErrors: 3,
+        },
       });
     });
 
     it('reads a run without items or runner statistics as empty', async () => {
       const id = await seed({ execution_stats: null });
       expect((await get(`${BASE}/${id}/stats`).expect(200)).body).toMatchObject({
-        activityId: id, status: 'InProgress', pages: null, objectsPerSecond: null, phases: [], outcomes: {}, errors: {}, totals: expect.objectContaining({ totalErrors: 0 }),
+        activityId: id,
+        status: 'InProgress',
+        pages: null,
+        objectsPerSecond: null,
+        phases: [],
+        outcomes: {},
+        errors: {},
+        totals: expect.objectContaining({ totalErrors: 0 }),
       });
       const odd = await seed({ execution_stats: JSON.stringify({ pages: 'three', phases: 'none', objectsPerSecond: null }) });
       expect((await get(`${BASE}/${odd}/stats`).expect(200)).body).toMatchObject({ pages: null, objectsPerSecond: null, phases: [] });
     });
 
     it('answers 400 BAD_REQUEST for an activity that is not a run-profile activity, 404 for an unknown one', async () => {
-      const change = await seed({ status: 'Complete', target_type: 'ServiceSetting', target_operation_type: 'Update', connected_system_run_type: null });
+      const change = await seed({
+        status: 'Complete',
+        target_type: 'ServiceSetting',
+        target_operation_type: 'Update',
+        connected_system_run_type: null,
+      });
       const res = await get(`${BASE}/${change}/stats`);
       expectError(res, 400, 'BAD_REQUEST');
       expect(res.body.message).toMatch(/run-profile/);
@@ -152,7 +231,10 @@ describe('activities: cancel and run statistics', () => {
   it('needs credentials (401) and the Administrator role (403)', async () => {
     const id = await seed({});
     const reader = (await h.http.post('/api/v1/apikeys').set('X-Api-Key', h.adminKey).send({ name: 'no roles' }).expect(201)).body;
-    for (const [method, path] of [['post', `${BASE}/${id}/cancel`], ['get', `${BASE}/${id}/stats`]] as const) {
+    for (const [method, path] of [
+      ['post', `${BASE}/${id}/cancel`],
+      ['get', `${BASE}/${id}/stats`],
+    ] as const) {
       expectError(await h.http[method](path), 401, 'UNAUTHORISED');
       const forbidden = await h.http[method](path).set('X-Api-Key', reader.key);
       expectError(forbidden, 403, 'FORBIDDEN');

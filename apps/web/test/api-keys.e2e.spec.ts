@@ -10,7 +10,11 @@ const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex
 const SECRET = /^mer_[A-Za-z0-9_-]{43}$/; // 32 random bytes, base64url
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-interface Res { status: number; body: any; headers: Record<string, string> }
+interface Res {
+  status: number;
+  body: any;
+  headers: Record<string, string>;
+}
 
 function expectError(res: Res, status: number, code: string): void {
   expect({ status: res.status, code: res.body.code }).toEqual({ status, code });
@@ -24,8 +28,7 @@ describe('API keys (/api/v1/apikeys)', () => {
   let db: Client;
   const admin = () => h.adminKey;
 
-  const create = async (body: Record<string, unknown>, key = admin()) =>
-    h.http.post('/api/v1/apikeys').set('X-Api-Key', key).send(body);
+  const create = async (body: Record<string, unknown>, key = admin()) => h.http.post('/api/v1/apikeys').set('X-Api-Key', key).send(body);
   const userinfo = (key: string) => h.http.get('/api/v1/userinfo').set('X-Api-Key', key);
   const row = async (id: string) => (await db.query('SELECT * FROM api_key WHERE id = $1', [id])).rows[0];
   const keyCount = async () => Number((await db.query('SELECT count(*) FROM api_key')).rows[0].count);
@@ -160,7 +163,14 @@ describe('API keys (/api/v1/apikeys)', () => {
     });
 
     it('refuses a body that is not an object', async () => {
-      expectError(await h.http.post('/api/v1/apikeys').set('X-Api-Key', admin()).send([{ name: 'x' }]), 400, 'VALIDATION_ERROR');
+      expectError(
+        await h.http
+          .post('/api/v1/apikeys')
+          .set('X-Api-Key', admin())
+          .send([{ name: 'x' }]),
+        400,
+        'VALIDATION_ERROR',
+      );
     });
   });
 
@@ -168,7 +178,15 @@ describe('API keys (/api/v1/apikeys)', () => {
     it('authenticates with the new secret; an Administrator key reaches admin endpoints', async () => {
       const k = (await create({ name: 'automation', roles: ['Administrator'] })).body;
       const me = await userinfo(k.key).expect(200);
-      expect(me.body).toEqual({ authorised: true, isAdministrator: true, name: 'automation', authMethod: 'api_key', metaverseObjectId: null, roles: ['Administrator'], message: null });
+      expect(me.body).toEqual({
+        authorised: true,
+        isAdministrator: true,
+        name: 'automation',
+        authMethod: 'api_key',
+        metaverseObjectId: null,
+        roles: ['Administrator'],
+        message: null,
+      });
       await h.http.get('/api/v1/apikeys').set('X-Api-Key', k.key).expect(200);
     });
 
@@ -182,7 +200,10 @@ describe('API keys (/api/v1/apikeys)', () => {
         await h.http.get('/api/v1/apikeys').set('X-Api-Key', k.key),
         await h.http.get(`/api/v1/apikeys/${k.id}`).set('X-Api-Key', k.key),
         await create({ name: 'escalation', roles: ['Administrator'] }, k.key),
-        await h.http.put(`/api/v1/apikeys/${k.id}`).set('X-Api-Key', k.key).send({ roles: ['Administrator'] }),
+        await h.http
+          .put(`/api/v1/apikeys/${k.id}`)
+          .set('X-Api-Key', k.key)
+          .send({ roles: ['Administrator'] }),
         await h.http.delete(`/api/v1/apikeys/${k.id}`).set('X-Api-Key', k.key),
         await h.http.get('/api/v1/activities').set('X-Api-Key', k.key),
       ]) {
@@ -222,17 +243,31 @@ describe('API keys (/api/v1/apikeys)', () => {
     it('changes name, description, roles, expiry and enablement', async () => {
       const k = (await create({ name: 'before', description: 'old' })).body;
       const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
-      const res = await h.http.put(`/api/v1/apikeys/${k.id}`).set('X-Api-Key', admin())
+      const res = await h.http
+        .put(`/api/v1/apikeys/${k.id}`)
+        .set('X-Api-Key', admin())
         .send({ name: 'after', description: 'new', roles: ['Administrator'], expiresAt, isEnabled: true });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ id: k.id, name: 'after', description: 'new', roles: ['Administrator'], expiresAt, isExpired: false, isEnabled: true, keyPrefix: k.keyPrefix });
+      expect(res.body).toMatchObject({
+        id: k.id,
+        name: 'after',
+        description: 'new',
+        roles: ['Administrator'],
+        expiresAt,
+        isExpired: false,
+        isEnabled: true,
+        keyPrefix: k.keyPrefix,
+      });
       expect(res.body).not.toHaveProperty('key');
       expect(res.body.lastUpdated).toMatch(ISO);
       expect((await h.http.get(`/api/v1/apikeys/${k.id}`).set('X-Api-Key', admin())).body).toEqual(res.body);
       // The role takes effect: the key is now an administrator.
       await h.http.get('/api/v1/apikeys').set('X-Api-Key', k.key).expect(200);
 
-      const cleared = await h.http.put(`/api/v1/apikeys/${k.id}`).set('X-Api-Key', admin()).send({ description: null, expiresAt: null, roles: [] });
+      const cleared = await h.http
+        .put(`/api/v1/apikeys/${k.id}`)
+        .set('X-Api-Key', admin())
+        .send({ description: null, expiresAt: null, roles: [] });
       expect(cleared.status).toBe(200);
       expect(cleared.body).toMatchObject({ name: 'after', description: null, expiresAt: null, roles: [] });
       expectError(await h.http.get('/api/v1/apikeys').set('X-Api-Key', k.key), 403, 'FORBIDDEN');
@@ -243,7 +278,13 @@ describe('API keys (/api/v1/apikeys)', () => {
     it('only changes the fields it is given', async () => {
       const k = (await create({ name: 'partial', description: 'keep me', roles: ['Administrator'] })).body;
       const res = await h.http.put(`/api/v1/apikeys/${k.id}`).set('X-Api-Key', admin()).send({ name: 'partial renamed' }).expect(200);
-      expect(res.body).toMatchObject({ name: 'partial renamed', description: 'keep me', roles: ['Administrator'], isEnabled: true, expiresAt: null });
+      expect(res.body).toMatchObject({
+        name: 'partial renamed',
+        description: 'keep me',
+        roles: ['Administrator'],
+        isEnabled: true,
+        expiresAt: null,
+      });
     });
 
     it('disabling a key gives 401 with a clear message; enabling it again lets it in', async () => {
@@ -330,17 +371,20 @@ describe('API keys (/api/v1/apikeys)', () => {
       }
     });
 
-    it.each(['abc', '123', `${randomUUID()}x`, randomUUID().replace(/-/g, ''), "' OR 1=1 --"])('answers 400 VALIDATION_ERROR for the id %p', async (id) => {
-      const path = `/api/v1/apikeys/${encodeURIComponent(id)}`;
-      for (const res of [
-        await h.http.get(path).set('X-Api-Key', admin()),
-        await h.http.put(path).set('X-Api-Key', admin()).send({ name: 'x' }),
-        await h.http.delete(path).set('X-Api-Key', admin()),
-      ]) {
-        expectError(res, 400, 'VALIDATION_ERROR');
-        expect(res.body.validationErrors).toHaveProperty('id');
-      }
-    });
+    it.each(['abc', '123', `${randomUUID()}x`, randomUUID().replace(/-/g, ''), "' OR 1=1 --"])(
+      'answers 400 VALIDATION_ERROR for the id %p',
+      async (id) => {
+        const path = `/api/v1/apikeys/${encodeURIComponent(id)}`;
+        for (const res of [
+          await h.http.get(path).set('X-Api-Key', admin()),
+          await h.http.put(path).set('X-Api-Key', admin()).send({ name: 'x' }),
+          await h.http.delete(path).set('X-Api-Key', admin()),
+        ]) {
+          expectError(res, 400, 'VALIDATION_ERROR');
+          expect(res.body.validationErrors).toHaveProperty('id');
+        }
+      },
+    );
 
     it('accepts an upper-case UUID', async () => {
       const k = (await create({ name: 'upper' })).body;
@@ -359,17 +403,39 @@ describe('API keys (/api/v1/apikeys)', () => {
       const operator = (await create({ name: 'Key operator', roles: ['Administrator'] })).body;
       const name = `audited-${randomBytes(4).toString('hex')}`;
       const k = (await create({ name, roles: ['Administrator'] }, operator.key)).body;
-      await h.http.put(`/api/v1/apikeys/${k.id}`).set('X-Api-Key', operator.key).send({ description: 'now described', isEnabled: false }).expect(200);
+      await h.http
+        .put(`/api/v1/apikeys/${k.id}`)
+        .set('X-Api-Key', operator.key)
+        .send({ description: 'now described', isEnabled: false })
+        .expect(200);
       await h.http.delete(`/api/v1/apikeys/${k.id}`).set('X-Api-Key', operator.key).expect(204);
 
-      const list = await h.http.get('/api/v1/activities').query({ search: name, sortBy: 'created', sortDirection: 'asc' }).set('X-Api-Key', admin()).expect(200);
+      const list = await h.http
+        .get('/api/v1/activities')
+        .query({ search: name, sortBy: 'created', sortDirection: 'asc' })
+        .set('X-Api-Key', admin())
+        .expect(200);
       expect(list.body.totalCount).toBe(3);
       expect(list.body.items.map((a: { targetOperationType: string }) => a.targetOperationType)).toEqual(['Create', 'Update', 'Delete']);
       for (const a of list.body.items) {
-        expect(a).toMatchObject({ targetType: 'ApiKey', targetName: name, status: 'Complete', initiatedByType: 'ApiKey', initiatedById: operator.id, initiatedByName: 'Key operator' });
+        expect(a).toMatchObject({
+          targetType: 'ApiKey',
+          targetName: name,
+          status: 'Complete',
+          initiatedByType: 'ApiKey',
+          initiatedById: operator.id,
+          initiatedByName: 'Key operator',
+        });
       }
-      const [created, updated] = await Promise.all(list.body.items.slice(0, 2).map((a: { id: string }) =>
-        h.http.get(`/api/v1/activities/${a.id}`).set('X-Api-Key', admin()).expect(200).then((r) => r.body)));
+      const [created, updated] = await Promise.all(
+        list.body.items.slice(0, 2).map((a: { id: string }) =>
+          h.http
+            .get(`/api/v1/activities/${a.id}`)
+            .set('X-Api-Key', admin())
+            .expect(200)
+            .then((r) => r.body),
+        ),
+      );
       expect(created).toMatchObject({ targetId: k.id, details: { roles: ['Administrator'], isEnabled: true, expiresAt: null } });
       expect(updated.details.changed.sort()).toEqual(['description', 'isEnabled']);
     });
@@ -390,11 +456,20 @@ describe('API keys (/api/v1/apikeys)', () => {
     let keeper: { id: string; key: string };
 
     /** Starts a web app on the same database with another MERIDIAN_BOOTSTRAP_API_KEY, as a restart would. */
-    async function restart(bootstrapKey: string): Promise<{ app: INestApplication; http: ReturnType<typeof request>; close(): Promise<void> }> {
+    async function restart(
+      bootstrapKey: string,
+    ): Promise<{ app: INestApplication; http: ReturnType<typeof request>; close(): Promise<void> }> {
       const config = loadConfig('web', { ...h.env.env, MERIDIAN_BOOTSTRAP_API_KEY: bootstrapKey });
       const logger = createServiceLogger({ service: 'web', logDir: config.logDir, level: 'Fatal', console: false });
       const app = await createWebApp(config, logger);
-      return { app, http: request(app.getHttpServer()), close: async () => { await app.close(); await closeLogger(logger); } };
+      return {
+        app,
+        http: request(app.getHttpServer()),
+        close: async () => {
+          await app.close();
+          await closeLogger(logger);
+        },
+      };
     }
 
     beforeAll(async () => {
@@ -415,7 +490,10 @@ describe('API keys (/api/v1/apikeys)', () => {
         await h.http.delete(`/api/v1/apikeys/${id}`).set('X-Api-Key', admin()),
         await h.http.put(`/api/v1/apikeys/${id}`).set('X-Api-Key', admin()).send({ isEnabled: false }),
         await h.http.put(`/api/v1/apikeys/${id}`).set('X-Api-Key', admin()).send({ roles: [] }),
-        await h.http.put(`/api/v1/apikeys/${id}`).set('X-Api-Key', admin()).send({ expiresAt: new Date(Date.now() - 1000).toISOString() }),
+        await h.http
+          .put(`/api/v1/apikeys/${id}`)
+          .set('X-Api-Key', admin())
+          .send({ expiresAt: new Date(Date.now() - 1000).toISOString() }),
       ]) {
         expectError(res, 409, 'CONFLICT');
         expect(res.body.message).toMatch(/MERIDIAN_BOOTSTRAP_API_KEY/);
@@ -427,13 +505,21 @@ describe('API keys (/api/v1/apikeys)', () => {
 
     it('is ensured idempotently at start-up: same row, repaired if it was tampered with', async () => {
       const [before] = await bootstrapRows();
-      await db.query(`UPDATE api_key SET is_enabled = false, roles = '{}', expires_at = now() - interval '1 day' WHERE id = $1`, [before.id]);
+      await db.query(`UPDATE api_key SET is_enabled = false, roles = '{}', expires_at = now() - interval '1 day' WHERE id = $1`, [
+        before.id,
+      ]);
       expectError(await userinfo(h.adminKey), 401, 'UNAUTHORISED');
       const second = await restart(h.adminKey);
       try {
         const rows = await bootstrapRows();
         expect(rows).toHaveLength(1);
-        expect(rows[0]).toMatchObject({ id: before.id, key_hash: before.key_hash, is_enabled: true, roles: ['Administrator'], expires_at: null });
+        expect(rows[0]).toMatchObject({
+          id: before.id,
+          key_hash: before.key_hash,
+          is_enabled: true,
+          roles: ['Administrator'],
+          expires_at: null,
+        });
         expect(rows[0].created).toEqual(before.created);
         await second.http.get('/api/v1/apikeys').set('X-Api-Key', h.adminKey).expect(200);
       } finally {

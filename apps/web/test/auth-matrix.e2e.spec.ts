@@ -29,7 +29,11 @@ describe('authentication and authorisation on every route', () => {
     };
     keys.noRoles = (await create('no roles', [])).key;
     const expired = await create('expired', ['Administrator']);
-    await h.http.put(`/api/v1/apikeys/${expired.id}`).set(admin).send({ expiresAt: new Date(Date.now() - 60_000).toISOString() }).expect(200);
+    await h.http
+      .put(`/api/v1/apikeys/${expired.id}`)
+      .set(admin)
+      .send({ expiresAt: new Date(Date.now() - 60_000).toISOString() })
+      .expect(200);
     keys.expired = expired.key;
     const disabled = await create('disabled', ['Administrator']);
     await h.http.put(`/api/v1/apikeys/${disabled.id}`).set(admin).send({ isEnabled: false }).expect(200);
@@ -47,7 +51,10 @@ describe('authentication and authorisation on every route', () => {
   });
 
   it('keeps exactly the anonymous endpoints of spec §5.3 anonymous', () => {
-    const anonymous = routes.filter((r) => r.access?.kind === 'public').map((r) => `${r.method} ${r.path}`).sort();
+    const anonymous = routes
+      .filter((r) => r.access?.kind === 'public')
+      .map((r) => `${r.method} ${r.path}`)
+      .sort();
     expect(anonymous).toEqual([
       'GET /api/v1/auth/config',
       'GET /api/v1/health',
@@ -76,8 +83,11 @@ describe('authentication and authorisation on every route', () => {
   ])('refuses %s with 401 UNAUTHORISED on every protected route', async (_label, headers) => {
     for (const route of routes.filter((r) => r.access?.kind !== 'public')) {
       const res = await call(h, route, headers as Record<string, string>);
-      expect({ route: `${route.method} ${route.path}`, status: res.status, code: res.body.code })
-        .toEqual({ route: `${route.method} ${route.path}`, status: 401, code: 'UNAUTHORISED' });
+      expect({ route: `${route.method} ${route.path}`, status: res.status, code: res.body.code }).toEqual({
+        route: `${route.method} ${route.path}`,
+        status: 401,
+        code: 'UNAUTHORISED',
+      });
       expect(res.body.path).toBe(concretePath(route));
     }
   });
@@ -85,7 +95,10 @@ describe('authentication and authorisation on every route', () => {
   it.each(['expired', 'disabled'])('refuses an %s Administrator key with 401 on every protected route', async (which) => {
     for (const route of routes.filter((r) => r.access?.kind !== 'public')) {
       const res = await call(h, route, { 'X-Api-Key': keys[which] });
-      expect({ route: `${route.method} ${route.path}`, status: res.status }).toEqual({ route: `${route.method} ${route.path}`, status: 401 });
+      expect({ route: `${route.method} ${route.path}`, status: res.status }).toEqual({
+        route: `${route.method} ${route.path}`,
+        status: 401,
+      });
       expect(res.body.message).toMatch(which === 'expired' ? /expired/ : /disabled/);
     }
   });
@@ -93,8 +106,11 @@ describe('authentication and authorisation on every route', () => {
   it('gives a key without roles 403 FORBIDDEN on every admin route, and userinfo', async () => {
     for (const route of routes.filter((r) => r.access?.kind === 'role')) {
       const res = await call(h, route, { 'X-Api-Key': keys.noRoles });
-      expect({ route: `${route.method} ${route.path}`, status: res.status, code: res.body.code })
-        .toEqual({ route: `${route.method} ${route.path}`, status: 403, code: 'FORBIDDEN' });
+      expect({ route: `${route.method} ${route.path}`, status: res.status, code: res.body.code }).toEqual({
+        route: `${route.method} ${route.path}`,
+        status: 403,
+        code: 'FORBIDDEN',
+      });
     }
     const info = await h.http.get('/api/v1/userinfo').set('X-Api-Key', keys.noRoles).expect(200);
     expect(info.body).toMatchObject({ authorised: true, isAdministrator: false, authMethod: 'api_key', roles: [], name: 'no roles' });
@@ -103,8 +119,11 @@ describe('authentication and authorisation on every route', () => {
   it('lets the bootstrap Administrator key through every admin route (2xx for every parameterless GET)', async () => {
     for (const route of routes.filter((r) => r.access?.kind === 'role')) {
       const res = await call(h, route, { 'X-Api-Key': h.adminKey });
-      expect({ route: `${route.method} ${route.path}`, denied: [401, 403].includes(res.status), serverError: res.status >= 500 })
-        .toEqual({ route: `${route.method} ${route.path}`, denied: false, serverError: false });
+      expect({ route: `${route.method} ${route.path}`, denied: [401, 403].includes(res.status), serverError: res.status >= 500 }).toEqual({
+        route: `${route.method} ${route.path}`,
+        denied: false,
+        serverError: false,
+      });
       if (route.method === 'GET' && !route.path.includes(':')) {
         expect({ route: route.path, status: res.status }).toEqual({ route: route.path, status: 200 });
       }
@@ -113,8 +132,15 @@ describe('authentication and authorisation on every route', () => {
 
   it('reports the bootstrap key as an administrator in userinfo', async () => {
     const res = await h.http.get('/api/v1/userinfo').set('X-Api-Key', h.adminKey).expect(200);
-    expect(res.body).toEqual({ authorised: true, isAdministrator: true, name: 'Bootstrap administrator key', authMethod: 'api_key',
-      metaverseObjectId: null, roles: ['Administrator'], message: null });
+    expect(res.body).toEqual({
+      authorised: true,
+      isAdministrator: true,
+      name: 'Bootstrap administrator key',
+      authMethod: 'api_key',
+      metaverseObjectId: null,
+      roles: ['Administrator'],
+      message: null,
+    });
   });
 
   it('reports 503 SERVICE_UNAVAILABLE for auth config while single sign-on is not configured', async () => {

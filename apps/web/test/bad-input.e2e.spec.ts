@@ -4,10 +4,25 @@ import { startWebApp, WebHarness } from './harness';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const BODY_FIELDS = ['code', 'message', 'details', 'validationErrors', 'errorId', 'timestamp', 'path'];
-const CODES = ['VALIDATION_ERROR', 'BAD_REQUEST', 'UNAUTHORISED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED',
-  'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR'];
+const CODES = [
+  'VALIDATION_ERROR',
+  'BAD_REQUEST',
+  'UNAUTHORISED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'CONFLICT',
+  'PAYLOAD_TOO_LARGE',
+  'RATE_LIMITED',
+  'SERVICE_UNAVAILABLE',
+  'INTERNAL_ERROR',
+];
 
-interface Res { status: number; body: any; text: string; headers: Record<string, string> }
+interface Res {
+  status: number;
+  body: any;
+  text: string;
+  headers: Record<string, string>;
+}
 
 /** The error body of ARCHITECTURE.md §4, for the request path, and never a stack trace. */
 function expectErrorBody(res: Res, status: number, code: string, path?: string): void {
@@ -47,7 +62,11 @@ describe('bad input: every refusal is the right 4xx with the error body, never a
     db = new Client({ connectionString: h.db.url });
     await db.connect();
     keyId = (await post('/api/v1/apikeys').send({ name: 'target' }).expect(201)).body.id;
-    userId = (await post('/api/v1/metaverse/objects').send({ objectType: 'User', attributes: { 'Display Name': 'Target user' } }).expect(201)).body.id;
+    userId = (
+      await post('/api/v1/metaverse/objects')
+        .send({ objectType: 'User', attributes: { 'Display Name': 'Target user' } })
+        .expect(201)
+    ).body.id;
   });
   afterAll(async () => {
     await db?.end();
@@ -105,7 +124,7 @@ describe('bad input: every refusal is the right 4xx with the error body, never a
       const setting = await put('/api/v1/service-settings/Sync.PageSize').set('Content-Type', 'application/json').send(text);
       expectErrorBody(setting, 400, 'VALIDATION_ERROR', '/api/v1/service-settings/Sync.PageSize');
       expect(await count('api_key')).toBe(keys);
-      expect(await count('service_setting WHERE key = \'Sync.PageSize\'')).toBe(0);
+      expect(await count("service_setting WHERE key = 'Sync.PageSize'")).toBe(0);
     });
 
     it.each([
@@ -132,8 +151,13 @@ describe('bad input: every refusal is the right 4xx with the error body, never a
       const res = await post('/api/v1/apikeys').set('Content-Type', 'application/json').send(over);
       expectErrorBody(res, 413, 'PAYLOAD_TOO_LARGE', '/api/v1/apikeys');
       expect(res.body.message).toContain(String(LIMIT));
-      expectErrorBody(await put('/api/v1/service-settings/Sync.PageSize').set('Content-Type', 'application/json').send(JSON.stringify({ value: 'x'.repeat(LIMIT) })),
-        413, 'PAYLOAD_TOO_LARGE');
+      expectErrorBody(
+        await put('/api/v1/service-settings/Sync.PageSize')
+          .set('Content-Type', 'application/json')
+          .send(JSON.stringify({ value: 'x'.repeat(LIMIT) })),
+        413,
+        'PAYLOAD_TOO_LARGE',
+      );
       // Just under the limit the body is read and validated on its merits (the description is too long).
       const under = JSON.stringify({ name: 'big', description: 'd'.repeat(LIMIT - 100) });
       expectFieldError(await post('/api/v1/apikeys').set('Content-Type', 'application/json').send(under), 'description');
@@ -144,7 +168,12 @@ describe('bad input: every refusal is the right 4xx with the error body, never a
       ['POST /apikeys', '/api/v1/apikeys', { name: 'x', owner: 'me' }, 'owner'],
       ['POST /apikeys (a read-only field)', '/api/v1/apikeys', { name: 'x', lastUsedAt: '2030-01-01T00:00:00Z' }, 'lastUsedAt'],
       ['PUT /service-settings', '/api/v1/service-settings/Sync.PageSize', { value: 10, reason: 'why not' }, 'reason'],
-      ['POST /roles/1/members', '/api/v1/roles/1/members', { metaverseObjectId: '00000000-0000-0000-0000-000000000000', expires: true }, 'expires'],
+      [
+        'POST /roles/1/members',
+        '/api/v1/roles/1/members',
+        { metaverseObjectId: '00000000-0000-0000-0000-000000000000', expires: true },
+        'expires',
+      ],
       ['POST /metaverse/objects', '/api/v1/metaverse/objects', { objectType: 'User', attributes: {}, origin: 'Projected' }, 'origin'],
     ])('names the unknown field of %s', async (_label, path, body, field) => {
       const res = path.includes('service-settings') ? await put(path).send(body) : await post(path).send(body);
@@ -192,7 +221,16 @@ describe('bad input: every refusal is the right 4xx with the error body, never a
       ['delete', (id) => `/api/v1/roles/1/members/${id}`, 'metaverseObjectId'],
       ['get', (id) => `/api/v1/system/queue-probes/${id}`, 'id'],
     ];
-    const badIds = ['abc', '1', 'null', `${randomUUID()}-1`, "x' OR '1'='1", 'ａｂｃ', 'z'.repeat(1000), '00000000-0000-0000-0000-00000000000g'];
+    const badIds = [
+      'abc',
+      '1',
+      'null',
+      `${randomUUID()}-1`,
+      "x' OR '1'='1",
+      'ａｂｃ',
+      'z'.repeat(1000),
+      '00000000-0000-0000-0000-00000000000g',
+    ];
 
     it.each(badIds)('answers 400 VALIDATION_ERROR naming the parameter for the id %p on every UUID route', async (bad) => {
       for (const [method, route, field] of uuidRoutes) {
@@ -258,9 +296,21 @@ describe('bad input: every refusal is the right 4xx with the error body, never a
       expectFieldError(await put(`/api/v1/apikeys/${keyId}`).send({ name: 'a\u0000' }), 'name');
       expect(await count('api_key')).toBe(keys);
       const objects = await count('metaverse_object');
-      expectFieldError(await post('/api/v1/metaverse/objects').send({ objectType: 'User', attributes: { 'Display Name': 'Ada\u0000' } }), 'attributes.Display Name');
-      expectFieldError(await post('/api/v1/metaverse/objects').send({ objectType: 'User', attributes: { 'Bad\u0000Name': 'x' } }), 'attributes');
-      expectFieldError(await post('/api/v1/metaverse/objects').send({ objectType: 'User', attributes: { Emails: ['a@example.org', 'b\u0000@example.org'] } }), 'attributes.Emails.1');
+      expectFieldError(
+        await post('/api/v1/metaverse/objects').send({ objectType: 'User', attributes: { 'Display Name': 'Ada\u0000' } }),
+        'attributes.Display Name',
+      );
+      expectFieldError(
+        await post('/api/v1/metaverse/objects').send({ objectType: 'User', attributes: { 'Bad\u0000Name': 'x' } }),
+        'attributes',
+      );
+      expectFieldError(
+        await post('/api/v1/metaverse/objects').send({
+          objectType: 'User',
+          attributes: { Emails: ['a@example.org', 'b\u0000@example.org'] },
+        }),
+        'attributes.Emails.1',
+      );
       expect(await count('metaverse_object')).toBe(objects);
     });
 
@@ -268,8 +318,14 @@ describe('bad input: every refusal is the right 4xx with the error body, never a
       const objects = await count('metaverse_object');
       const keys = await count('api_key');
       const send = (path: string, text: string) => post(path).set('Content-Type', 'application/json').send(text);
-      expectFieldError(await send('/api/v1/metaverse/objects', '{"objectType":"User","attributes":{"Department":"R\\ud800D"}}'), 'attributes.Department');
-      expectFieldError(await send('/api/v1/metaverse/objects', '{"objectType":"User","attributes":{"Department":"\\udc00"}}'), 'attributes.Department');
+      expectFieldError(
+        await send('/api/v1/metaverse/objects', '{"objectType":"User","attributes":{"Department":"R\\ud800D"}}'),
+        'attributes.Department',
+      );
+      expectFieldError(
+        await send('/api/v1/metaverse/objects', '{"objectType":"User","attributes":{"Department":"\\udc00"}}'),
+        'attributes.Department',
+      );
       expectFieldError(await send('/api/v1/apikeys', '{"name":"half \\ud83d of an emoji"}'), 'name');
       expect(await count('metaverse_object')).toBe(objects);
       expect(await count('api_key')).toBe(keys);
@@ -290,10 +346,16 @@ describe('bad input: every refusal is the right 4xx with the error body, never a
 
     it.each([
       ['the description of a key', '/api/v1/apikeys', (deep: string) => `{"name":"x","description":${deep}}`, 'description'],
-      ['an attribute of a metaverse object', '/api/v1/metaverse/objects', (deep: string) => `{"objectType":"User","attributes":{"Email":${deep}}}`, 'attributes'],
+      [
+        'an attribute of a metaverse object',
+        '/api/v1/metaverse/objects',
+        (deep: string) => `{"objectType":"User","attributes":{"Email":${deep}}}`,
+        'attributes',
+      ],
       ['a setting value', '/api/v1/service-settings/Sync.PageSize', (deep: string) => `{"value":${deep}}`, 'value'],
     ])('refuses a deeply nested body in %s with 400 naming the field', async (_label, path, wrap, field) => {
-      const send = (text: string) => (path.includes('service-settings') ? put(path) : post(path)).set('Content-Type', 'application/json').send(text);
+      const send = (text: string) =>
+        (path.includes('service-settings') ? put(path) : post(path)).set('Content-Type', 'application/json').send(text);
       for (const depth of [40, 10_000]) {
         const res = await send(wrap(nested(depth)));
         expectFieldError(res, field);
@@ -312,7 +374,8 @@ describe('bad input: every refusal is the right 4xx with the error body, never a
   });
 
   describe('metaverse object values', () => {
-    const create = (attributes: Record<string, unknown>, objectType = 'User') => post('/api/v1/metaverse/objects').send({ objectType, attributes });
+    const create = (attributes: Record<string, unknown>, objectType = 'User') =>
+      post('/api/v1/metaverse/objects').send({ objectType, attributes });
 
     it.each<[string, Record<string, unknown>, string]>([
       ['a Guid that is not a GUID', { objectGUID: 'not-a-guid' }, 'attributes.objectGUID'],
@@ -326,7 +389,11 @@ describe('bad input: every refusal is the right 4xx with the error body, never a
       ['a Boolean as text', { 'Account Enabled': 'yes' }, 'attributes.Account Enabled'],
       ['a Reference that is only dashes', { Manager: '-'.repeat(36) }, 'attributes.Manager'],
       ['a display name over 400 characters', { 'Display Name': 'd'.repeat(401) }, 'attributes.Display Name'],
-      ['an account name over 400 characters standing in for the display name', { 'Account Name': 'a'.repeat(401) }, 'attributes.Account Name'],
+      [
+        'an account name over 400 characters standing in for the display name',
+        { 'Account Name': 'a'.repeat(401) },
+        'attributes.Account Name',
+      ],
       ['a text value over 4000 characters', { Department: 'x'.repeat(4001) }, 'attributes.Department'],
       ['several values for a single-valued attribute', { 'First Name': ['Ada', 'Augusta'] }, 'attributes.First Name'],
       ['an attribute the type does not have', { Colour: 'blue' }, 'attributes.Colour'],
@@ -351,14 +418,24 @@ describe('bad input: every refusal is the right 4xx with the error body, never a
       const guid = randomUUID().toUpperCase();
       const displayName = randomBytes(300).toString('base64').slice(0, 400);
       const res = await create({
-        'Display Name': displayName, objectGUID: guid, 'Employee Start Date': '2024-02-10', 'Employee End Date': '2025-06-30T17:00:00+02:00',
-        'Employee Number': 2_147_483_647, 'Account Enabled': true, Manager: userId.toUpperCase(), Emails: ['a@example.org', 'b@example.org'],
+        'Display Name': displayName,
+        objectGUID: guid,
+        'Employee Start Date': '2024-02-10',
+        'Employee End Date': '2025-06-30T17:00:00+02:00',
+        'Employee Number': 2_147_483_647,
+        'Account Enabled': true,
+        Manager: userId.toUpperCase(),
+        Emails: ['a@example.org', 'b@example.org'],
       });
       expect(res.status).toBe(201);
       expect(res.body.displayName).toBe(displayName);
-      const { rows: [row] } = await db.query(
+      const {
+        rows: [row],
+      } = await db.query(
         `SELECT o.display_name, jsonb_object_agg(a.name, o.attributes -> a.id::text) AS values
-           FROM metaverse_object o, metaverse_attribute a WHERE o.id = $1 AND o.attributes ? a.id::text GROUP BY o.display_name`, [res.body.id]);
+           FROM metaverse_object o, metaverse_attribute a WHERE o.id = $1 AND o.attributes ? a.id::text GROUP BY o.display_name`,
+        [res.body.id],
+      );
       expect(row.display_name).toBe(displayName);
       const value = (name: string) => row.values[name].map((v: { v: unknown }) => v.v);
       expect(value('objectGUID')).toEqual([guid.toLowerCase()]);
@@ -375,7 +452,11 @@ describe('bad input: every refusal is the right 4xx with the error body, never a
   it('never answered 500: nothing was logged as an unhandled error', async () => {
     const fs = await import('node:fs');
     const path = await import('node:path');
-    const logs = fs.readdirSync(h.env.logDir).filter((f) => f.endsWith('.log')).map((f) => fs.readFileSync(path.join(h.env.logDir, f), 'utf8')).join('\n');
+    const logs = fs
+      .readdirSync(h.env.logDir)
+      .filter((f) => f.endsWith('.log'))
+      .map((f) => fs.readFileSync(path.join(h.env.logDir, f), 'utf8'))
+      .join('\n');
     expect(logs).not.toMatch(/Unhandled error/);
   });
 });

@@ -10,7 +10,11 @@ import { startWebApp, WebHarness } from './harness';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const DAY = 86_400_000;
 
-interface Res { status: number; body: any; text?: string }
+interface Res {
+  status: number;
+  body: any;
+  text?: string;
+}
 
 function expectError(res: Res, status: number, code: string, fields: string[] = []): void {
   expect({ status: res.status, code: res.body.code }).toEqual({ status, code });
@@ -56,34 +60,94 @@ class OpenSsl {
 
   selfSigned(name: string, subject: string, days: number, ca = true): TestCert {
     const key = this.key(name);
-    this.run('req', '-x509', '-new', '-key', key, '-out', `${name}.pem`, '-days', String(days), '-subj', subject,
-      '-addext', `basicConstraints=critical,CA:${ca ? 'TRUE' : 'FALSE'}`);
+    this.run(
+      'req',
+      '-x509',
+      '-new',
+      '-key',
+      key,
+      '-out',
+      `${name}.pem`,
+      '-days',
+      String(days),
+      '-subj',
+      subject,
+      '-addext',
+      `basicConstraints=critical,CA:${ca ? 'TRUE' : 'FALSE'}`,
+    );
     return this.describe(`${name}.pem`);
   }
 
   signed(name: string, subject: string, issuer: string, serial: number): TestCert {
     const key = this.key(name);
     this.run('req', '-new', '-key', key, '-out', `${name}.csr`, '-subj', subject);
-    this.run('x509', '-req', '-in', `${name}.csr`, '-CA', `${issuer}.pem`, '-CAkey', `${issuer}.key`, '-set_serial', String(serial),
-      '-days', '400', '-out', `${name}.pem`);
+    this.run(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      `${issuer}.pem`,
+      '-CAkey',
+      `${issuer}.key`,
+      '-set_serial',
+      String(serial),
+      '-days',
+      '400',
+      '-out',
+      `${name}.pem`,
+    );
     return this.describe(`${name}.pem`);
   }
 
   expired(name: string, subject: string): TestCert {
     const key = this.key(name);
-    writeFileSync(this.path('ca.cnf'), [
-      '[ ca ]', 'default_ca = local',
-      '[ local ]', 'database = index.txt', 'new_certs_dir = .', 'serial = serial', 'default_md = sha256', 'policy = any',
-      'unique_subject = no', 'preserve = yes',
-      '[ any ]', 'commonName = supplied', 'organizationName = optional',
-      '[ v3_ca ]', 'basicConstraints = critical, CA:true',
-      '[ req ]', 'distinguished_name = dn', '[ dn ]',
-    ].join('\n'));
+    writeFileSync(
+      this.path('ca.cnf'),
+      [
+        '[ ca ]',
+        'default_ca = local',
+        '[ local ]',
+        'database = index.txt',
+        'new_certs_dir = .',
+        'serial = serial',
+        'default_md = sha256',
+        'policy = any',
+        'unique_subject = no',
+        'preserve = yes',
+        '[ any ]',
+        'commonName = supplied',
+        'organizationName = optional',
+        '[ v3_ca ]',
+        'basicConstraints = critical, CA:true',
+        '[ req ]',
+        'distinguished_name = dn',
+        '[ dn ]',
+      ].join('\n'),
+    );
     writeFileSync(this.path('index.txt'), '');
     writeFileSync(this.path('serial'), '1000\n');
     this.run('req', '-new', '-key', key, '-out', `${name}.csr`, '-subj', subject, '-config', 'ca.cnf');
-    this.run('ca', '-batch', '-config', 'ca.cnf', '-selfsign', '-keyfile', key, '-in', `${name}.csr`, '-out', `${name}.pem`,
-      '-startdate', '20200101000000Z', '-enddate', '20200201000000Z', '-extensions', 'v3_ca', '-notext');
+    this.run(
+      'ca',
+      '-batch',
+      '-config',
+      'ca.cnf',
+      '-selfsign',
+      '-keyfile',
+      key,
+      '-in',
+      `${name}.csr`,
+      '-out',
+      `${name}.pem`,
+      '-startdate',
+      '20200101000000Z',
+      '-enddate',
+      '20200201000000Z',
+      '-extensions',
+      'v3_ca',
+      '-notext',
+    );
     return this.describe(`${name}.pem`);
   }
 
@@ -91,12 +155,30 @@ class OpenSsl {
     // Normalise to the certificate alone (openssl ca writes nothing else with -notext, but be sure).
     const pem = this.run('x509', '-in', file);
     const der = execFileSync('openssl', ['x509', '-in', file, '-outform', 'DER'], { cwd: this.dir });
-    const out = this.run('x509', '-in', file, '-noout', '-fingerprint', '-sha256', '-serial', '-dates', '-dateopt', 'iso_8601',
-      '-subject', '-issuer', '-nameopt', 'RFC2253', '-ext', 'basicConstraints');
+    const out = this.run(
+      'x509',
+      '-in',
+      file,
+      '-noout',
+      '-fingerprint',
+      '-sha256',
+      '-serial',
+      '-dates',
+      '-dateopt',
+      'iso_8601',
+      '-subject',
+      '-issuer',
+      '-nameopt',
+      'RFC2253',
+      '-ext',
+      'basicConstraints',
+    );
     const field = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(out)?.[1] ?? '';
     const isoDate = (text: string) => new Date(text.replace(' ', 'T')).toISOString();
     return {
-      file, pem, derBase64: der.toString('base64'),
+      file,
+      pem,
+      derBase64: der.toString('base64'),
       expected: {
         thumbprint: field('sha256 Fingerprint').replace(/:/g, ''),
         subject: field('subject'),
@@ -126,12 +208,18 @@ describe('Certificates (/api/v1/certificates)', () => {
 
   const admin = () => h.adminKey;
   const upload = (body: Record<string, unknown>, key = admin()) => h.http.post('/api/v1/certificates').set('X-Api-Key', key).send(body);
-  const patch = (id: string, body: Record<string, unknown>) => h.http.patch(`/api/v1/certificates/${id}`).set('X-Api-Key', admin()).send(body);
+  const patch = (id: string, body: Record<string, unknown>) =>
+    h.http.patch(`/api/v1/certificates/${id}`).set('X-Api-Key', admin()).send(body);
   const get = (id: string) => h.http.get(`/api/v1/certificates/${id}`).set('X-Api-Key', admin());
   const count = async () => Number((await db.query('SELECT count(*) FROM trusted_certificate')).rows[0].count);
-  const activities = async (targetId: string) => (await db.query(
-    `SELECT target_type, target_operation_type, target_name, target_id, initiated_by_type, initiated_by_name, details
-       FROM activity WHERE target_id = $1 ORDER BY created, completed`, [targetId])).rows;
+  const activities = async (targetId: string) =>
+    (
+      await db.query(
+        `SELECT target_type, target_operation_type, target_name, target_id, initiated_by_type, initiated_by_name, details
+       FROM activity WHERE target_id = $1 ORDER BY created, completed`,
+        [targetId],
+      )
+    ).rows;
 
   beforeAll(async () => {
     ssl = new OpenSsl();
@@ -188,11 +276,33 @@ describe('Certificates (/api/v1/certificates)', () => {
     it('uploads a DER (base64) leaf and reads issuer, serial and CA flag from it', async () => {
       const res = await upload({ name: 'LDAP server', certificateBase64: leaf.derBase64, isEnabled: false });
       expect(res.status).toBe(201);
-      expect(res.body).toMatchObject({ name: 'LDAP server', notes: null, isEnabled: false, ...leaf.expected, isExpired: false, isExpiringSoon: false });
-      expect(res.body).toMatchObject({ isCertificateAuthority: false, serialNumber: '0A1B', issuer: ca.expected.subject, subject: 'CN=ldap.acme.test,O=Acme\\, Ltd,C=GB' });
+      expect(res.body).toMatchObject({
+        name: 'LDAP server',
+        notes: null,
+        isEnabled: false,
+        ...leaf.expected,
+        isExpired: false,
+        isExpiringSoon: false,
+      });
+      expect(res.body).toMatchObject({
+        isCertificateAuthority: false,
+        serialNumber: '0A1B',
+        issuer: ca.expected.subject,
+        subject: 'CN=ldap.acme.test,O=Acme\\, Ltd,C=GB',
+      });
       // Stored as PEM: the download is the same certificate openssl made.
-      const download = await h.http.get(`/api/v1/certificates/${res.body.id}/pem`).set('X-Api-Key', admin()).buffer(true)
-        .parse((r, cb) => { let t = ''; r.on('data', (c: Buffer) => { t += c.toString('utf8'); }); r.on('end', () => cb(null, t)); }).expect(200);
+      const download = await h.http
+        .get(`/api/v1/certificates/${res.body.id}/pem`)
+        .set('X-Api-Key', admin())
+        .buffer(true)
+        .parse((r, cb) => {
+          let t = '';
+          r.on('data', (c: Buffer) => {
+            t += c.toString('utf8');
+          });
+          r.on('end', () => cb(null, t));
+        })
+        .expect(200);
       expect(download.headers['content-type']).toMatch(/^application\/x-pem-file/);
       expect(download.headers['content-disposition']).toMatch(/^attachment; filename="[0-9a-f]{16}\.pem"$/);
       expect(String(download.body).trim()).toBe(leaf.pem.trim());
@@ -201,8 +311,15 @@ describe('Certificates (/api/v1/certificates)', () => {
     it('flags an expired certificate and one expiring within 30 days', async () => {
       const old = await upload({ name: 'Old CA', certificate: expired.pem });
       expect(old.status).toBe(201);
-      expect(old.body).toMatchObject({ ...expired.expected, notBefore: '2020-01-01T00:00:00.000Z', notAfter: '2020-02-01T00:00:00.000Z',
-        subject: 'O=Old Org,CN=Expired CA', isExpired: true, isExpiringSoon: false, isCertificateAuthority: true });
+      expect(old.body).toMatchObject({
+        ...expired.expected,
+        notBefore: '2020-01-01T00:00:00.000Z',
+        notAfter: '2020-02-01T00:00:00.000Z',
+        subject: 'O=Old Org,CN=Expired CA',
+        isExpired: true,
+        isExpiringSoon: false,
+        isCertificateAuthority: true,
+      });
 
       const soon = await upload({ name: 'Soon', certificate: expiring.pem });
       expect(soon.status).toBe(201);
@@ -213,7 +330,10 @@ describe('Certificates (/api/v1/certificates)', () => {
     });
 
     it('accepts PEM with text around the block (as openssl pkcs12 writes it) and stores the certificate alone', async () => {
-      const res = await upload({ name: 'Other CA', certificate: `Bag Attributes\n    friendlyName: other\nsubject=/CN=Other CA\n\n${other.pem}\ntrailing words\n` });
+      const res = await upload({
+        name: 'Other CA',
+        certificate: `Bag Attributes\n    friendlyName: other\nsubject=/CN=Other CA\n\n${other.pem}\ntrailing words\n`,
+      });
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject(other.expected);
       const row = (await db.query('SELECT pem FROM trusted_certificate WHERE id = $1', [res.body.id])).rows[0];
@@ -230,7 +350,9 @@ describe('Certificates (/api/v1/certificates)', () => {
       const again = await upload({ name: 'Copy', certificateBase64: ca.derBase64 });
       expectError(again, 409, 'CONFLICT');
       expect(again.body.message).toContain(ca.expected.thumbprint);
-      const existing = (await h.http.get('/api/v1/certificates').set('X-Api-Key', admin())).body.find((c: { name: string }) => c.name === 'Acme Root CA');
+      const existing = (await h.http.get('/api/v1/certificates').set('X-Api-Key', admin())).body.find(
+        (c: { name: string }) => c.name === 'Acme Root CA',
+      );
       expect(again.body.details).toEqual({ thumbprint: ca.expected.thumbprint, existingId: existing.id });
       expectError(await upload({ name: 'Copy 2', certificate: ca.pem }), 409, 'CONFLICT');
       expect(await count()).toBe(before);
@@ -239,8 +361,12 @@ describe('Certificates (/api/v1/certificates)', () => {
 
   describe('refused uploads', () => {
     let before: number;
-    beforeEach(async () => { before = await count(); });
-    afterEach(async () => { expect(await count()).toBe(before); });
+    beforeEach(async () => {
+      before = await count();
+    });
+    afterEach(async () => {
+      expect(await count()).toBe(before);
+    });
 
     it('refuses a PEM that carries a private key, and does not echo the key', async () => {
       const key = readFileSync(ssl.path('other.key'), 'utf8');
@@ -257,23 +383,38 @@ describe('Certificates (/api/v1/certificates)', () => {
     it('refuses text that is not one valid certificate', async () => {
       const body = ca.pem.split('\n');
       const corrupted = [body[0], body[1].replace(/^.{10}/, 'AAAAAAAAAA'), ...body.slice(2)].join('\n');
-      for (const certificate of ['hello', '', corrupted, `${ca.pem}${other.pem}`, ca.pem.replace(/CERTIFICATE/g, 'TRUSTED CERTIFICATE'),
-        '-----BEGIN CERTIFICATE-----\n!!!not base64!!!\n-----END CERTIFICATE-----']) {
+      for (const certificate of [
+        'hello',
+        '',
+        corrupted,
+        `${ca.pem}${other.pem}`,
+        ca.pem.replace(/CERTIFICATE/g, 'TRUSTED CERTIFICATE'),
+        '-----BEGIN CERTIFICATE-----\n!!!not base64!!!\n-----END CERTIFICATE-----',
+      ]) {
         expectError(await upload({ name: 'Bad', certificate }), 400, 'VALIDATION_ERROR', ['certificate']);
       }
     });
 
     it('refuses certificateBase64 that is not the base64 of a DER certificate', async () => {
       const der = Buffer.from(ca.derBase64, 'base64');
-      for (const certificateBase64 of ['not base64!', '', Buffer.from('just some bytes').toString('base64'), ca.pem,
-        Buffer.concat([der, Buffer.from('trailing')]).toString('base64'), der.subarray(0, der.length - 10).toString('base64')]) {
+      for (const certificateBase64 of [
+        'not base64!',
+        '',
+        Buffer.from('just some bytes').toString('base64'),
+        ca.pem,
+        Buffer.concat([der, Buffer.from('trailing')]).toString('base64'),
+        der.subarray(0, der.length - 10).toString('base64'),
+      ]) {
         expectError(await upload({ name: 'Bad', certificateBase64 }), 400, 'VALIDATION_ERROR', ['certificateBase64']);
       }
     });
 
     it('needs exactly one of certificate and certificateBase64', async () => {
       expectError(await upload({ name: 'None' }), 400, 'VALIDATION_ERROR', ['certificate', 'certificateBase64']);
-      expectError(await upload({ name: 'Both', certificate: ca.pem, certificateBase64: ca.derBase64 }), 400, 'VALIDATION_ERROR', ['certificate', 'certificateBase64']);
+      expectError(await upload({ name: 'Both', certificate: ca.pem, certificateBase64: ca.derBase64 }), 400, 'VALIDATION_ERROR', [
+        'certificate',
+        'certificateBase64',
+      ]);
       expectError(await upload({ name: 'Wrong type', certificate: 42 }), 400, 'VALIDATION_ERROR', ['certificate']);
     });
 
@@ -304,7 +445,9 @@ describe('Certificates (/api/v1/certificates)', () => {
   describe('PATCH /api/v1/certificates/{id} (spec 4.11)', () => {
     let id: string;
     beforeAll(async () => {
-      id = (await h.http.get('/api/v1/certificates').set('X-Api-Key', admin())).body.find((c: { name: string }) => c.name === 'Other CA').id;
+      id = (await h.http.get('/api/v1/certificates').set('X-Api-Key', admin())).body.find(
+        (c: { name: string }) => c.name === 'Other CA',
+      ).id;
     });
 
     it('changes only the fields given and answers 204 with no body', async () => {
@@ -320,7 +463,12 @@ describe('Certificates (/api/v1/certificates)', () => {
       await patch(id, { isEnabled: true, notes: null }).expect(204);
       expect((await get(id)).body).toMatchObject({ name: 'Other root', notes: null, isEnabled: true });
       await patch(id, {}).expect(204);
-      expect((await get(id)).body).toMatchObject({ name: 'Other root', notes: null, isEnabled: true, thumbprint: other.expected.thumbprint });
+      expect((await get(id)).body).toMatchObject({
+        name: 'Other root',
+        notes: null,
+        isEnabled: true,
+        thumbprint: other.expected.thumbprint,
+      });
     });
 
     it('accepts the limits: 1 and 255 characters of name, 2000 of notes', async () => {
@@ -362,7 +510,9 @@ describe('Certificates (/api/v1/certificates)', () => {
       };
       // LDAP server was uploaded disabled; Old CA has expired.
       expect(await fingerprints()).toEqual([ca, expiring, other].map((c) => c.expected.thumbprint).sort());
-      const id = (await h.http.get('/api/v1/certificates').set('X-Api-Key', admin())).body.find((c: { name: string }) => c.name === 'Soon').id;
+      const id = (await h.http.get('/api/v1/certificates').set('X-Api-Key', admin())).body.find(
+        (c: { name: string }) => c.name === 'Soon',
+      ).id;
       await patch(id, { isEnabled: false }).expect(204);
       expect(await fingerprints()).toEqual([ca, other].map((c) => c.expected.thumbprint).sort());
       await patch(id, { isEnabled: true }).expect(204);
@@ -416,7 +566,11 @@ describe('Certificates (/api/v1/certificates)', () => {
       const rows = await activities(created.id);
       expect(rows.map((r) => r.target_operation_type)).toEqual(['Create', 'Update', 'Delete']);
       for (const r of rows) {
-        expect(r).toMatchObject({ target_type: 'TrustedCertificate', initiated_by_type: 'ApiKey', initiated_by_name: 'Bootstrap administrator key' });
+        expect(r).toMatchObject({
+          target_type: 'TrustedCertificate',
+          initiated_by_type: 'ApiKey',
+          initiated_by_name: 'Bootstrap administrator key',
+        });
       }
       expect(rows.map((r) => r.target_name)).toEqual(['Audited', 'Audited (renamed)', 'Audited (renamed)']);
       expect(rows[0].details).toMatchObject({ thumbprint: s.expected.thumbprint, subject: 'CN=Audited CA', isEnabled: true });
@@ -424,13 +578,19 @@ describe('Certificates (/api/v1/certificates)', () => {
       expect(rows[2].details).toMatchObject({ thumbprint: s.expected.thumbprint });
 
       // Readable through the activities API too.
-      const list = await h.http.get('/api/v1/activities').query({ search: 'Audited', sortBy: 'created', sortDirection: 'asc' }).set('X-Api-Key', admin()).expect(200);
-      expect(list.body.items.map((a: { targetType: string; targetOperationType: string }) => `${a.targetType}:${a.targetOperationType}`))
-        .toEqual(['TrustedCertificate:Create', 'TrustedCertificate:Update', 'TrustedCertificate:Delete']);
+      const list = await h.http
+        .get('/api/v1/activities')
+        .query({ search: 'Audited', sortBy: 'created', sortDirection: 'asc' })
+        .set('X-Api-Key', admin())
+        .expect(200);
+      expect(
+        list.body.items.map((a: { targetType: string; targetOperationType: string }) => `${a.targetType}:${a.targetOperationType}`),
+      ).toEqual(['TrustedCertificate:Create', 'TrustedCertificate:Update', 'TrustedCertificate:Delete']);
     });
 
     it('records nothing for a refused upload', async () => {
-      const n = async () => Number((await db.query(`SELECT count(*) FROM activity WHERE target_type = 'TrustedCertificate'`)).rows[0].count);
+      const n = async () =>
+        Number((await db.query(`SELECT count(*) FROM activity WHERE target_type = 'TrustedCertificate'`)).rows[0].count);
       const before = await n();
       await upload({ name: 'dup', certificate: ca.pem }).then((r) => expect(r.status).toBe(409));
       await upload({ name: '', certificate: ca.pem }).then((r) => expect(r.status).toBe(400));

@@ -10,7 +10,10 @@ const BASE = '/api/v1/synchronisation/connected-systems';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-interface Res { status: number; body: any }
+interface Res {
+  status: number;
+  body: any;
+}
 
 function expectValidation(res: Res, field: string, message?: RegExp): void {
   expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
@@ -53,12 +56,27 @@ describe('Run profiles (/api/v1/synchronisation/connected-systems/{id}/run-profi
   it('creates, lists, reads, updates and deletes a run profile, each change an activity', async () => {
     const s = await system();
     const created = await api('post', profiles(s.id), { name: 'Full import', runType: 'FullImport', filePath: 'hr/override.csv' });
-    expect(created).toEqual({ status: 201, body: {
-      id: expect.any(Number), connectedSystemId: s.id, name: 'Full import', runType: 'FullImport', pageSize: 1000, filePath: 'hr/override.csv',
-      created: expect.stringMatching(ISO), lastUpdated: null,
-    } });
-    expect(await lastActivity(s.id)).toMatchObject({ target_type: 'ConnectedSystemRunProfile', target_operation_type: 'Create', target_name: 'Full import',
-      target_context: s.name, connected_system_run_profile_id: created.body.id, status: 'Complete' });
+    expect(created).toEqual({
+      status: 201,
+      body: {
+        id: expect.any(Number),
+        connectedSystemId: s.id,
+        name: 'Full import',
+        runType: 'FullImport',
+        pageSize: 1000,
+        filePath: 'hr/override.csv',
+        created: expect.stringMatching(ISO),
+        lastUpdated: null,
+      },
+    });
+    expect(await lastActivity(s.id)).toMatchObject({
+      target_type: 'ConnectedSystemRunProfile',
+      target_operation_type: 'Create',
+      target_name: 'Full import',
+      target_context: s.name,
+      connected_system_run_profile_id: created.body.id,
+      status: 'Complete',
+    });
     const sync = (await api('post', profiles(s.id), { name: 'Delta sync', runType: 'deltasynchronisation', pageSize: 250 })).body;
     expect(sync).toMatchObject({ runType: 'DeltaSynchronisation', pageSize: 250, filePath: null });
 
@@ -66,8 +84,13 @@ describe('Run profiles (/api/v1/synchronisation/connected-systems/{id}/run-profi
     expect(await api('get', `${profiles(s.id)}/${created.body.id}`)).toEqual({ status: 200, body: created.body });
 
     const updated = await api('put', `${profiles(s.id)}/${created.body.id}`, { pageSize: 5000, filePath: null });
-    expect(updated).toMatchObject({ status: 200, body: { name: 'Full import', runType: 'FullImport', pageSize: 5000, filePath: null, lastUpdated: expect.stringMatching(ISO) } });
-    expect((await lastActivity(s.id)).details).toEqual({ changes: { pageSize: { from: 1000, to: 5000 }, filePath: { from: 'hr/override.csv', to: null } } });
+    expect(updated).toMatchObject({
+      status: 200,
+      body: { name: 'Full import', runType: 'FullImport', pageSize: 5000, filePath: null, lastUpdated: expect.stringMatching(ISO) },
+    });
+    expect((await lastActivity(s.id)).details).toEqual({
+      changes: { pageSize: { from: 1000, to: 5000 }, filePath: { from: 'hr/override.csv', to: null } },
+    });
     expect((await api('put', `${profiles(s.id)}/${created.body.id}`, { name: 'Renamed' })).body.name).toBe('Renamed');
 
     const removed = await api('delete', `${profiles(s.id)}/${created.body.id}`);
@@ -95,21 +118,32 @@ describe('Run profiles (/api/v1/synchronisation/connected-systems/{id}/run-profi
     expectValidation(await api('post', url, { name: '  ', runType: 'FullImport' }), 'name');
     expectValidation(await api('post', url, { name: 'x'.repeat(201), runType: 'FullImport' }), 'name');
     expectValidation(await api('post', url, { name: 'No type' }), 'runType');
-    expectValidation(await api('post', url, { name: 'Bad type', runType: 'Teleport' }), 'runType', /FullImport, DeltaImport, FullSynchronisation, DeltaSynchronisation, Export/);
-    for (const pageSize of [0, 10001, 1.5, '100']) expectValidation(await api('post', url, { name: 'Page', runType: 'FullImport', pageSize }), 'pageSize');
+    expectValidation(
+      await api('post', url, { name: 'Bad type', runType: 'Teleport' }),
+      'runType',
+      /FullImport, DeltaImport, FullSynchronisation, DeltaSynchronisation, Export/,
+    );
+    for (const pageSize of [0, 10001, 1.5, '100'])
+      expectValidation(await api('post', url, { name: 'Page', runType: 'FullImport', pageSize }), 'pageSize');
     expect((await api('post', url, { name: 'Max page', runType: 'FullImport', pageSize: 10000 })).status).toBe(201);
     expect((await api('post', url, { name: 'Min page', runType: 'FullImport', pageSize: 1 })).status).toBe(201);
     expectValidation(await api('post', url, { name: 'Abs', runType: 'FullImport', filePath: '/etc/passwd' }), 'filePath', /relative/);
     expectValidation(await api('post', url, { name: 'Up', runType: 'FullImport', filePath: 'hr/../../secret.csv' }), 'filePath', /\.\./);
     expectValidation(await api('post', url, { name: 'Drive', runType: 'FullImport', filePath: 'C:\\x.csv' }), 'filePath');
-    expectValidation(await api('post', url, { name: 'Sync file', runType: 'FullSynchronisation', filePath: 'x.csv' }), 'filePath', /does not read or write files/);
+    expectValidation(
+      await api('post', url, { name: 'Sync file', runType: 'FullSynchronisation', filePath: 'x.csv' }),
+      'filePath',
+      /does not read or write files/,
+    );
     expectValidation(await api('post', url, { name: 'Extra', runType: 'FullImport', schedule: 'daily' }), 'schedule');
     const sync = (await api('post', url, { name: 'Sync', runType: 'FullSynchronisation' })).body;
     expectValidation(await api('put', `${url}/${sync.id}`, { filePath: 'x.csv' }), 'filePath');
     expectValidation(await api('put', `${url}/${sync.id}`, { pageSize: 0 }), 'pageSize');
     expectValidation(await api('put', `${url}/${sync.id}`, { runType: 'Nope' }), 'runType');
     expectValidation(await api('put', `${url}/abc`, {}), 'runProfileId');
-    expect((await db.query(`SELECT count(*)::int AS n FROM connected_system_run_profile WHERE connected_system_id = $1`, [s.id])).rows[0].n).toBe(3);
+    expect(
+      (await db.query(`SELECT count(*)::int AS n FROM connected_system_run_profile WHERE connected_system_id = $1`, [s.id])).rows[0].n,
+    ).toBe(3);
   });
 
   it('refuses a name already used in the same system (409), but not in another', async () => {
@@ -123,16 +157,24 @@ describe('Run profiles (/api/v1/synchronisation/connected-systems/{id}/run-profi
     expect((await api('put', `${profiles(a.id)}/${other.id}`, { name: 'full Import' })).status).toBe(409);
   });
 
-  it('refuses run types the connector cannot do with the system\'s settings (400 naming runType)', async () => {
+  it("refuses run types the connector cannot do with the system's settings (400 naming runType)", async () => {
     const importOnly = await system('Import');
     const refusedExport = await api('post', profiles(importOnly.id), { name: 'Export', runType: 'Export' });
     expectValidation(refusedExport, 'runType', /cannot run Export .*mode Import/);
-    expectValidation(await api('post', profiles(importOnly.id), { name: 'Delta', runType: 'DeltaImport' }), 'runType', /cannot run DeltaImport/);
+    expectValidation(
+      await api('post', profiles(importOnly.id), { name: 'Delta', runType: 'DeltaImport' }),
+      'runType',
+      /cannot run DeltaImport/,
+    );
     for (const runType of ['FullImport', 'FullSynchronisation', 'DeltaSynchronisation']) {
       expect((await api('post', profiles(importOnly.id), { name: runType, runType })).status).toBe(201);
     }
     const exportOnly = await system('Export');
-    expectValidation(await api('post', profiles(exportOnly.id), { name: 'Import', runType: 'FullImport' }), 'runType', /cannot run FullImport/);
+    expectValidation(
+      await api('post', profiles(exportOnly.id), { name: 'Import', runType: 'FullImport' }),
+      'runType',
+      /cannot run FullImport/,
+    );
     const exp = (await api('post', profiles(exportOnly.id), { name: 'Export', runType: 'Export', filePath: 'out/people.csv' })).body;
     expect(exp).toMatchObject({ runType: 'Export', filePath: 'out/people.csv' });
     expectValidation(await api('put', `${profiles(exportOnly.id)}/${exp.id}`, { runType: 'FullImport' }), 'runType');
@@ -144,7 +186,7 @@ describe('Run profiles (/api/v1/synchronisation/connected-systems/{id}/run-profi
     expect((await api('post', profiles(exportOnly.id), { name: 'Import', runType: 'FullImport' })).status).toBe(201);
   });
 
-  it('execute: 202 with an InProgress activity carrying the run\'s fields, and a job on the queue', async () => {
+  it("execute: 202 with an InProgress activity carrying the run's fields, and a job on the queue", async () => {
     const s = await system();
     const profile = (await api('post', profiles(s.id), { name: 'Nightly import', runType: 'FullImport', pageSize: 500 })).body;
     const res = await api('post', `${profiles(s.id)}/${profile.id}/execute`);
@@ -152,9 +194,19 @@ describe('Run profiles (/api/v1/synchronisation/connected-systems/{id}/run-profi
 
     const activity = (await api('get', `/api/v1/activities/${res.body.activityId}`)).body;
     expect(activity).toMatchObject({
-      status: 'InProgress', targetType: 'ConnectedSystemRunProfile', targetOperationType: 'Execute', targetName: 'Nightly import', targetContext: s.name,
-      connectedSystemId: s.id, connectedSystemRunProfileId: profile.id, connectedSystemRunType: 'FullImport',
-      initiatedByType: 'ApiKey', initiatedByName: 'Bootstrap administrator key', objectsToProcess: 0, objectsProcessed: 0, executed: null,
+      status: 'InProgress',
+      targetType: 'ConnectedSystemRunProfile',
+      targetOperationType: 'Execute',
+      targetName: 'Nightly import',
+      targetContext: s.name,
+      connectedSystemId: s.id,
+      connectedSystemRunProfileId: profile.id,
+      connectedSystemRunType: 'FullImport',
+      initiatedByType: 'ApiKey',
+      initiatedByName: 'Bootstrap administrator key',
+      objectsToProcess: 0,
+      objectsProcessed: 0,
+      executed: null,
     });
 
     const queue = new Queue(RUNS_QUEUE, { connection: { url: h.env.env.REDIS_URL }, prefix: h.env.redisPrefix });
@@ -179,7 +231,12 @@ describe('Run profiles (/api/v1/synchronisation/connected-systems/{id}/run-profi
     const a = await system();
     const b = await system();
     const pb = (await api('post', profiles(b.id), { name: 'B import', runType: 'FullImport' })).body;
-    for (const [method, suffix, body] of [['get', '', undefined], ['put', '', { pageSize: 10 }], ['delete', '', undefined], ['post', '/execute', undefined]] as const) {
+    for (const [method, suffix, body] of [
+      ['get', '', undefined],
+      ['put', '', { pageSize: 10 }],
+      ['delete', '', undefined],
+      ['post', '/execute', undefined],
+    ] as const) {
       const res = await api(method, `${profiles(a.id)}/${pb.id}${suffix}`, body);
       expect({ status: res.status, code: res.body.code }).toEqual({ status: 404, code: 'NOT_FOUND' });
     }

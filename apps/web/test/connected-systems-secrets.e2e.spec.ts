@@ -29,9 +29,15 @@ const vault: Connector = {
       ? { success: true, message: 'Signed in.' }
       : { success: false, message: `Wrong password ${String(ctx.settings.password)}` };
   },
-  async discoverSchema() { return { objectTypes: [] }; },
-  import() { throw new Error('not used'); },
-  async openExport() { throw new Error('not used'); },
+  async discoverSchema() {
+    return { objectTypes: [] };
+  },
+  import() {
+    throw new Error('not used');
+  },
+  async openExport() {
+    throw new Error('not used');
+  },
 };
 
 /** Secret settings over HTTP: never in a response, an error, an activity, a log line or the database in clear. */
@@ -56,7 +62,8 @@ describe('Connected systems: secret settings over HTTP', () => {
     const config = loadConfig('web', env.env);
     logger = createServiceLogger({ service: 'web', logDir: config.logDir, level: 'Debug', console: false });
     const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config, logger)] })
-      .overrideProvider(ConnectorRegistry).useValue(new ConnectorRegistry([...builtInConnectors(), vault]))
+      .overrideProvider(ConnectorRegistry)
+      .useValue(new ConnectorRegistry([...builtInConnectors(), vault]))
       .compile();
     app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
     app.use(express.json());
@@ -75,7 +82,11 @@ describe('Connected systems: secret settings over HTTP', () => {
   });
 
   it('never returns, logs or stores a secret in clear, and keeps it when an update omits it', async () => {
-    const created = await api('post', BASE, { name: 'Vault', connectorType: 'Vault', settings: { host: 'vault.example', password: PASSWORD } });
+    const created = await api('post', BASE, {
+      name: 'Vault',
+      connectorType: 'Vault',
+      settings: { host: 'vault.example', password: PASSWORD },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ settings: { host: 'vault.example' }, secretSettingsSet: ['password'] });
     expect(created.body.settings).not.toHaveProperty('password');
@@ -96,7 +107,11 @@ describe('Connected systems: secret settings over HTTP', () => {
 
     // Replaced: the connector now sees the new value, and its message does not leak it.
     expect((await api('put', `${BASE}/${id}`, { settings: { password: NEW_PASSWORD } })).status).toBe(200);
-    expect((await api('post', `${BASE}/${id}/test-connection`)).body).toEqual({ success: false, message: 'Wrong password ********', details: null });
+    expect((await api('post', `${BASE}/${id}/test-connection`)).body).toEqual({
+      success: false,
+      message: 'Wrong password ********',
+      details: null,
+    });
 
     const activities = await api('get', '/api/v1/activities?pageSize=100');
     for (const a of activities.body.items) await api('get', `/api/v1/activities/${a.id}`);
@@ -105,7 +120,9 @@ describe('Connected systems: secret settings over HTTP', () => {
     const stored = JSON.stringify(row);
     const activityRows = JSON.stringify((await pg.query(`SELECT * FROM activity`)).rows);
     await closeLogger(logger).catch(() => undefined);
-    const logs = readdirSync(env.logDir).map((f) => readFileSync(join(env.logDir, f), 'utf8')).join('\n');
+    const logs = readdirSync(env.logDir)
+      .map((f) => readFileSync(join(env.logDir, f), 'utf8'))
+      .join('\n');
     for (const secret of [PASSWORD, NEW_PASSWORD]) {
       for (const text of [...bodies, stored, activityRows, logs]) expect(text).not.toContain(secret);
     }

@@ -9,7 +9,10 @@ const BASE = '/api/v1/synchronisation/connected-systems';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-interface Res { status: number; body: any }
+interface Res {
+  status: number;
+  body: any;
+}
 
 function expectValidation(res: Res, ...fields: string[]): void {
   expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
@@ -34,10 +37,20 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
     mkdirSync(join(files, name, '..'), { recursive: true });
     writeFileSync(join(files, name), `${lines.join('\n')}\n`);
   };
-  const HR = ['employeeId,firstName,lastName,mail,department', '1001,Ada,Lovelace,ada@example.com,R&D', '1002,Alan,Turing,alan@example.com,R&D', '1003,Grace,Hopper,grace@example.com,Navy'];
+  const HR = [
+    'employeeId,firstName,lastName,mail,department',
+    '1001,Ada,Lovelace,ada@example.com,R&D',
+    '1002,Alan,Turing,alan@example.com,R&D',
+    '1003,Grace,Hopper,grace@example.com,Navy',
+  ];
   const createFile = async (settings: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => {
     seq += 1;
-    const res = await api('post', BASE, { name: `HR ${seq}`, connectorType: 'File', settings: { filePath: 'hr/people.csv', ...settings }, ...extra });
+    const res = await api('post', BASE, {
+      name: `HR ${seq}`,
+      connectorType: 'File',
+      settings: { filePath: 'hr/people.csv', ...settings },
+      ...extra,
+    });
     expect(res.status).toBe(201);
     return res.body;
   };
@@ -67,7 +80,12 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
 
   describe('create, read, update', () => {
     it('creates a File system with defaults filled in, and reads it back by id and in the list', async () => {
-      const res = await api('post', BASE, { name: 'HR system', description: 'People from HR', connectorType: 'file', settings: { filePath: 'hr/people.csv', delimiter: ',' } });
+      const res = await api('post', BASE, {
+        name: 'HR system',
+        description: 'People from HR',
+        connectorType: 'file',
+        settings: { filePath: 'hr/people.csv', delimiter: ',' },
+      });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
         id: expect.any(Number),
@@ -79,7 +97,17 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
         objectTypeCount: 0,
         objectCount: 0,
         runProfileCount: 0,
-        settings: { filePath: 'hr/people.csv', delimiter: ',', quote: '"', encoding: 'utf-8', multiValueDelimiter: '|', objectType: 'person', objectTypeColumn: null, mode: 'Import', sampleRows: 1000 },
+        settings: {
+          filePath: 'hr/people.csv',
+          delimiter: ',',
+          quote: '"',
+          encoding: 'utf-8',
+          multiValueDelimiter: '|',
+          objectType: 'person',
+          objectTypeColumn: null,
+          mode: 'Import',
+          sampleRows: 1000,
+        },
         secretSettingsSet: [],
         unresolvedReferenceHandling: 'Warn',
         fullSyncRequired: false,
@@ -91,21 +119,45 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
       expect(got).toEqual({ status: 200, body: res.body });
       const list = await api('get', BASE);
       expect(list.status).toBe(200);
-      const { settings: _s, secretSettingsSet: _x, unresolvedReferenceHandling: _u, fullSyncRequired: _f, lastSchemaImport: _l, capabilities: _c, deletionActivityId: _d, ...summary } = res.body;
+      const {
+        settings: _s,
+        secretSettingsSet: _x,
+        unresolvedReferenceHandling: _u,
+        fullSyncRequired: _f,
+        lastSchemaImport: _l,
+        capabilities: _c,
+        deletionActivityId: _d,
+        ...summary
+      } = res.body;
       expect(list.body).toContainEqual(summary);
 
       const activity = await lastActivity(res.body.id);
-      expect(activity).toMatchObject({ target_type: 'ConnectedSystem', target_operation_type: 'Create', target_name: 'HR system', status: 'Complete',
-        initiated_by_type: 'ApiKey', initiated_by_name: 'Bootstrap administrator key', target_id: String(res.body.id) });
+      expect(activity).toMatchObject({
+        target_type: 'ConnectedSystem',
+        target_operation_type: 'Create',
+        target_name: 'HR system',
+        status: 'Complete',
+        initiated_by_type: 'ApiKey',
+        initiated_by_name: 'Bootstrap administrator key',
+        target_id: String(res.body.id),
+      });
     });
 
     it('counts object types, connector space objects and run profiles in the list', async () => {
       const { system, person } = await importedSystem();
-      await db.query(`INSERT INTO connected_system_object (connected_system_id, object_type_id, external_id) SELECT $1, $2, 'x' || g FROM generate_series(1, 7) g`, [system.id, person.id]);
+      await db.query(
+        `INSERT INTO connected_system_object (connected_system_id, object_type_id, external_id) SELECT $1, $2, 'x' || g FROM generate_series(1, 7) g`,
+        [system.id, person.id],
+      );
       expect((await api('post', `${BASE}/${system.id}/run-profiles`, { name: 'Full import', runType: 'FullImport' })).status).toBe(201);
       const item = (await api('get', BASE)).body.find((s: any) => s.id === system.id);
       expect(item).toMatchObject({ objectTypeCount: 1, objectCount: 7, runProfileCount: 1 });
-      expect((await api('get', `${BASE}/${system.id}`)).body).toMatchObject({ objectTypeCount: 1, objectCount: 7, runProfileCount: 1, lastSchemaImport: expect.stringMatching(ISO) });
+      expect((await api('get', `${BASE}/${system.id}`)).body).toMatchObject({
+        objectTypeCount: 1,
+        objectCount: 7,
+        runProfileCount: 1,
+        lastSchemaImport: expect.stringMatching(ISO),
+      });
     });
 
     it('validates the body and names each bad field, settings as settings.<name>', async () => {
@@ -117,35 +169,76 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
       expect(unknownType.body.validationErrors.connectorType[0]).toMatch(/available: .*File/);
       expectValidation(await api('post', BASE, { name: 'No path', connectorType: 'File', settings: {} }), 'settings.filePath');
       expectValidation(await api('post', BASE, { name: 'No settings', connectorType: 'File' }), 'settings.filePath');
-      expectValidation(await api('post', BASE, { name: 'Unknown setting', connectorType: 'File', settings: { filePath: 'a.csv', bogus: 1 } }), 'settings.bogus');
-      expectValidation(await api('post', BASE, { name: 'Bad mode', connectorType: 'File', settings: { filePath: 'a.csv', mode: 'Sideways' } }), 'settings.mode');
-      expectValidation(await api('post', BASE, { name: 'Bad rows', connectorType: 'File', settings: { filePath: 'a.csv', sampleRows: 'many' } }), 'settings.sampleRows');
-      expectValidation(await api('post', BASE, { name: 'Too many rows', connectorType: 'File', settings: { filePath: 'a.csv', sampleRows: 100001 } }), 'settings.sampleRows');
-      expectValidation(await api('post', BASE, { name: 'Bad handling', connectorType: 'File', settings: { filePath: 'a.csv' }, unresolvedReferenceHandling: 'Panic' }), 'unresolvedReferenceHandling');
+      expectValidation(
+        await api('post', BASE, { name: 'Unknown setting', connectorType: 'File', settings: { filePath: 'a.csv', bogus: 1 } }),
+        'settings.bogus',
+      );
+      expectValidation(
+        await api('post', BASE, { name: 'Bad mode', connectorType: 'File', settings: { filePath: 'a.csv', mode: 'Sideways' } }),
+        'settings.mode',
+      );
+      expectValidation(
+        await api('post', BASE, { name: 'Bad rows', connectorType: 'File', settings: { filePath: 'a.csv', sampleRows: 'many' } }),
+        'settings.sampleRows',
+      );
+      expectValidation(
+        await api('post', BASE, { name: 'Too many rows', connectorType: 'File', settings: { filePath: 'a.csv', sampleRows: 100001 } }),
+        'settings.sampleRows',
+      );
+      expectValidation(
+        await api('post', BASE, {
+          name: 'Bad handling',
+          connectorType: 'File',
+          settings: { filePath: 'a.csv' },
+          unresolvedReferenceHandling: 'Panic',
+        }),
+        'unresolvedReferenceHandling',
+      );
       expectValidation(await api('post', BASE, { name: 'Settings list', connectorType: 'File', settings: ['a.csv'] }), 'settings');
-      expectValidation(await api('post', BASE, { name: 'Extra', connectorType: 'File', settings: { filePath: 'a.csv' }, colour: 'blue' }), 'colour');
+      expectValidation(
+        await api('post', BASE, { name: 'Extra', connectorType: 'File', settings: { filePath: 'a.csv' }, colour: 'blue' }),
+        'colour',
+      );
       const several = await api('post', BASE, { name: '   ', connectorType: 'File', settings: { mode: 'x' } });
       expectValidation(several, 'name', 'settings.filePath', 'settings.mode');
-      expect(await db.query(`SELECT 1 FROM connected_system WHERE name IN ('No path', 'Bad mode', 'Extra')`)).toMatchObject({ rowCount: 0 });
+      expect(await db.query(`SELECT 1 FROM connected_system WHERE name IN ('No path', 'Bad mode', 'Extra')`)).toMatchObject({
+        rowCount: 0,
+      });
     });
 
     it('refuses a name already in use, ignoring case (409), on create and on rename', async () => {
       const a = await createFile();
       const b = await createFile();
-      expectError(await api('post', BASE, { name: a.name.toUpperCase(), connectorType: 'File', settings: { filePath: 'x.csv' } }), 409, 'CONFLICT');
+      expectError(
+        await api('post', BASE, { name: a.name.toUpperCase(), connectorType: 'File', settings: { filePath: 'x.csv' } }),
+        409,
+        'CONFLICT',
+      );
       expectError(await api('put', `${BASE}/${b.id}`, { name: ` ${a.name.toLowerCase()} ` }), 409, 'CONFLICT');
       expect((await api('put', `${BASE}/${a.id}`, { name: a.name.toLowerCase() })).body.name).toBe(a.name.toLowerCase());
     });
 
     it('updates partially: unnamed settings keep their values, connectorType is immutable, the change is an activity', async () => {
       const system = await createFile({ delimiter: ';' });
-      const res = await api('put', `${BASE}/${system.id}`, { description: 'Changed', settings: { mode: 'bidirectional' }, unresolvedReferenceHandling: 'error' });
+      const res = await api('put', `${BASE}/${system.id}`, {
+        description: 'Changed',
+        settings: { mode: 'bidirectional' },
+        unresolvedReferenceHandling: 'error',
+      });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ description: 'Changed', unresolvedReferenceHandling: 'Error', lastUpdated: expect.stringMatching(ISO),
-        settings: { filePath: 'hr/people.csv', delimiter: ';', mode: 'Bidirectional' }, capabilities: { fullImport: true, export: true } });
+      expect(res.body).toMatchObject({
+        description: 'Changed',
+        unresolvedReferenceHandling: 'Error',
+        lastUpdated: expect.stringMatching(ISO),
+        settings: { filePath: 'hr/people.csv', delimiter: ';', mode: 'Bidirectional' },
+        capabilities: { fullImport: true, export: true },
+      });
       const activity = await lastActivity(system.id);
       expect(activity).toMatchObject({ target_operation_type: 'Update', target_name: system.name });
-      expect(activity.details).toMatchObject({ changed: ['description', 'unresolvedReferenceHandling', 'settings'], settings: { mode: { from: 'Import', to: 'Bidirectional' } } });
+      expect(activity.details).toMatchObject({
+        changed: ['description', 'unresolvedReferenceHandling', 'settings'],
+        settings: { mode: { from: 'Import', to: 'Bidirectional' } },
+      });
 
       expectValidation(await api('put', `${BASE}/${system.id}`, { connectorType: 'LDAP' }), 'connectorType');
       expect((await api('put', `${BASE}/${system.id}`, { connectorType: 'file' })).status).toBe(200);
@@ -155,13 +248,25 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
       // Nothing changed: no new activity.
       const before = (await db.query(`SELECT count(*)::int AS n FROM activity WHERE connected_system_id = $1`, [system.id])).rows[0].n;
       expect((await api('put', `${BASE}/${system.id}`, { description: 'Changed' })).status).toBe(200);
-      expect((await db.query(`SELECT count(*)::int AS n FROM activity WHERE connected_system_id = $1`, [system.id])).rows[0].n).toBe(before);
+      expect((await db.query(`SELECT count(*)::int AS n FROM activity WHERE connected_system_id = $1`, [system.id])).rows[0].n).toBe(
+        before,
+      );
     });
 
     it('answers 404 for an unknown system and 400 for an id that is not an integer, on every route', async () => {
-      for (const [method, path] of [['get', ''], ['put', ''], ['delete', ''], ['get', '/deletion-preview'], ['post', '/test-connection'], ['post', '/schema/import'],
-        ['get', '/object-types'], ['get', '/run-profiles'], ['post', '/run-profiles']] as const) {
-        const body = method === 'put' ? {} : method === 'post' && path === '/run-profiles' ? { name: 'x', runType: 'FullImport' } : undefined;
+      for (const [method, path] of [
+        ['get', ''],
+        ['put', ''],
+        ['delete', ''],
+        ['get', '/deletion-preview'],
+        ['post', '/test-connection'],
+        ['post', '/schema/import'],
+        ['get', '/object-types'],
+        ['get', '/run-profiles'],
+        ['post', '/run-profiles'],
+      ] as const) {
+        const body =
+          method === 'put' ? {} : method === 'post' && path === '/run-profiles' ? { name: 'x', runType: 'FullImport' } : undefined;
         expectError(await api(method, `${BASE}/999999${path}`, body), 404, 'NOT_FOUND');
         expectValidation(await api(method, `${BASE}/abc${path}`, body), 'connectedSystemId');
       }
@@ -173,7 +278,11 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
       const system = await createFile();
       const res = await api('post', `${BASE}/${system.id}/test-connection`);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ success: true, message: expect.stringContaining('hr/people.csv'), details: expect.objectContaining({ columns: ['employeeId', 'firstName', 'lastName', 'mail', 'department'] }) });
+      expect(res.body).toEqual({
+        success: true,
+        message: expect.stringContaining('hr/people.csv'),
+        details: expect.objectContaining({ columns: ['employeeId', 'firstName', 'lastName', 'mail', 'department'] }),
+      });
     });
 
     it('reports failure as success false (200), never an error status', async () => {
@@ -193,23 +302,66 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
       const res = await api('post', `${BASE}/${system.id}/schema/import`);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
-        activityId: expect.stringMatching(UUID), objectTypesAdded: 1, attributesAdded: 5, attributesUpdated: 0, objectTypesRemoved: [], attributesRemoved: [],
-        objectTypesRestored: [], attributesRestored: [], attributesChanged: [], objectTypeCount: 1, fullSyncRequired: false, warnings: [],
+        activityId: expect.stringMatching(UUID),
+        objectTypesAdded: 1,
+        attributesAdded: 5,
+        attributesUpdated: 0,
+        objectTypesRemoved: [],
+        attributesRemoved: [],
+        objectTypesRestored: [],
+        attributesRestored: [],
+        attributesChanged: [],
+        objectTypeCount: 1,
+        fullSyncRequired: false,
+        warnings: [],
       });
       const types = await objectTypes(system.id);
       expect(types).toHaveLength(1);
       const [person] = types;
-      expect(person).toMatchObject({ name: 'person', selected: false, removeContributedAttributesOnObsoletion: false, presentInSchema: true, attributeCount: 5, created: expect.stringMatching(ISO) });
-      expect(Object.keys(person).sort()).toEqual(['attributeCount', 'attributes', 'created', 'id', 'name', 'presentInSchema', 'removeContributedAttributesOnObsoletion', 'selected']);
+      expect(person).toMatchObject({
+        name: 'person',
+        selected: false,
+        removeContributedAttributesOnObsoletion: false,
+        presentInSchema: true,
+        attributeCount: 5,
+        created: expect.stringMatching(ISO),
+      });
+      expect(Object.keys(person).sort()).toEqual([
+        'attributeCount',
+        'attributes',
+        'created',
+        'id',
+        'name',
+        'presentInSchema',
+        'removeContributedAttributesOnObsoletion',
+        'selected',
+      ]);
       const byName = Object.fromEntries(person.attributes.map((a: any) => [a.name, a]));
       expect(Object.keys(byName).sort()).toEqual(['department', 'employeeId', 'firstName', 'lastName', 'mail']);
       expect(byName.employeeId).toEqual({
-        id: expect.any(Number), name: 'employeeId', description: expect.any(String), className: null, created: expect.stringMatching(ISO), type: 'Integer', attributePlurality: 'Single',
-        selected: true, isExternalId: true, isSecondaryExternalId: false, selectionLocked: true, writability: 'ReadWrite', presentInSchema: true,
+        id: expect.any(Number),
+        name: 'employeeId',
+        description: expect.any(String),
+        className: null,
+        created: expect.stringMatching(ISO),
+        type: 'Integer',
+        attributePlurality: 'Single',
+        selected: true,
+        isExternalId: true,
+        isSecondaryExternalId: false,
+        selectionLocked: true,
+        writability: 'ReadWrite',
+        presentInSchema: true,
       });
       expect(byName.mail).toMatchObject({ type: 'String', selected: false, isExternalId: false, selectionLocked: false });
       const activity = (await api('get', `/api/v1/activities/${res.body.activityId}`)).body;
-      expect(activity).toMatchObject({ targetType: 'ConnectedSystem', targetOperationType: 'ImportSchema', targetName: system.name, status: 'Complete', connectedSystemId: system.id });
+      expect(activity).toMatchObject({
+        targetType: 'ConnectedSystem',
+        targetOperationType: 'ImportSchema',
+        targetName: system.name,
+        status: 'Complete',
+        connectedSystemId: system.id,
+      });
     });
 
     it('re-import keeps selections, reports what disappeared and flags it, and restores it when it comes back', async () => {
@@ -219,12 +371,28 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
       const [person] = await objectTypes(system.id);
       const id = (name: string) => person.attributes.find((a: any) => a.name === name).id;
       expect((await api('put', `${BASE}/${system.id}/object-types/${person.id}`, { selected: true })).status).toBe(200);
-      expect((await api('post', `${BASE}/${system.id}/object-types/${person.id}/attributes/bulk-update`, { attributes: { [id('mail')]: { selected: true }, [id('department')]: { selected: true } } })).status).toBe(200);
+      expect(
+        (
+          await api('post', `${BASE}/${system.id}/object-types/${person.id}/attributes/bulk-update`, {
+            attributes: { [id('mail')]: { selected: true }, [id('department')]: { selected: true } },
+          })
+        ).status,
+      ).toBe(200);
 
-      writeCsv('hr/changing.csv', ['employeeId,firstName,lastName,mail,phone', '1001,Ada,Lovelace,ada@example.com,1', '1002,Alan,Turing,alan@example.com,2']);
+      writeCsv('hr/changing.csv', [
+        'employeeId,firstName,lastName,mail,phone',
+        '1001,Ada,Lovelace,ada@example.com,1',
+        '1002,Alan,Turing,alan@example.com,2',
+      ]);
       const res = await api('post', `${BASE}/${system.id}/schema/import`);
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ objectTypesAdded: 0, attributesAdded: 1, objectTypesRemoved: [], attributesRemoved: [{ objectType: 'person', attribute: 'department' }], fullSyncRequired: true });
+      expect(res.body).toMatchObject({
+        objectTypesAdded: 0,
+        attributesAdded: 1,
+        objectTypesRemoved: [],
+        attributesRemoved: [{ objectType: 'person', attribute: 'department' }],
+        fullSyncRequired: true,
+      });
       const [after] = await objectTypes(system.id);
       const byName = Object.fromEntries(after.attributes.map((a: any) => [a.name, a]));
       expect(after.selected).toBe(true);
@@ -236,7 +404,11 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
 
       writeCsv('hr/changing.csv', HR);
       const again = await api('post', `${BASE}/${system.id}/schema/import`);
-      expect(again.body).toMatchObject({ attributesAdded: 0, attributesRemoved: [{ objectType: 'person', attribute: 'phone' }], attributesRestored: [{ objectType: 'person', attribute: 'department' }] });
+      expect(again.body).toMatchObject({
+        attributesAdded: 0,
+        attributesRemoved: [{ objectType: 'person', attribute: 'phone' }],
+        attributesRestored: [{ objectType: 'person', attribute: 'department' }],
+      });
       const [restored] = await objectTypes(system.id);
       expect(restored.attributes.find((a: any) => a.name === 'department')).toMatchObject({ selected: true, presentInSchema: true });
     });
@@ -248,7 +420,10 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
       writeCsv('hr/typed.csv', ['type,id,name', 'person,1,Ada']);
       const res = await api('post', `${BASE}/${system.id}/schema/import`);
       expect(res.body).toMatchObject({ objectTypesAdded: 0, objectTypesRemoved: ['group'], objectTypeCount: 2 });
-      expect((await objectTypes(system.id)).map((t: any) => [t.name, t.presentInSchema])).toEqual([['group', false], ['person', true]]);
+      expect((await objectTypes(system.id)).map((t: any) => [t.name, t.presentInSchema])).toEqual([
+        ['group', false],
+        ['person', true],
+      ]);
     });
 
     it('a connector failure is a 400 BAD_REQUEST with the message and a failed activity', async () => {
@@ -265,12 +440,24 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
   describe('object types and attributes (spec 4.9)', () => {
     it('updates an object type and marks the system for a full synchronisation', async () => {
       const { system, person } = await importedSystem();
-      const res = await api('put', `${BASE}/${system.id}/object-types/${person.id}`, { selected: true, removeContributedAttributesOnObsoletion: true });
+      const res = await api('put', `${BASE}/${system.id}/object-types/${person.id}`, {
+        selected: true,
+        removeContributedAttributesOnObsoletion: true,
+      });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ id: person.id, name: 'person', selected: true, removeContributedAttributesOnObsoletion: true, attributeCount: 5 });
+      expect(res.body).toMatchObject({
+        id: person.id,
+        name: 'person',
+        selected: true,
+        removeContributedAttributesOnObsoletion: true,
+        attributeCount: 5,
+      });
       expect(res.body.attributes).toHaveLength(5);
       expect((await api('get', `${BASE}/${system.id}`)).body.fullSyncRequired).toBe(true);
-      expect((await lastActivity(system.id)).details).toMatchObject({ objectType: 'person', changes: { selected: { from: false, to: true } } });
+      expect((await lastActivity(system.id)).details).toMatchObject({
+        objectType: 'person',
+        changes: { selected: { from: false, to: true } },
+      });
       expectValidation(await api('put', `${BASE}/${system.id}/object-types/${person.id}`, { selected: 'yes' }), 'selected');
       expectValidation(await api('put', `${BASE}/${system.id}/object-types/${person.id}`, { name: 'renamed' }), 'name');
     });
@@ -283,7 +470,11 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
       const [after] = await objectTypes(system.id);
       expect(after.attributes.filter((a: any) => a.isExternalId).map((a: any) => a.name)).toEqual(['mail']);
       // The previous external ID keeps its selection but is no longer locked.
-      expect(after.attributes.find((a: any) => a.name === 'employeeId')).toMatchObject({ isExternalId: false, selected: true, selectionLocked: false });
+      expect(after.attributes.find((a: any) => a.name === 'employeeId')).toMatchObject({
+        isExternalId: false,
+        selected: true,
+        selectionLocked: false,
+      });
       expect((await api('get', `${BASE}/${system.id}`)).body.fullSyncRequired).toBe(true);
     });
 
@@ -293,11 +484,19 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
       const refused = await api('put', url('employeeId'), { selected: false });
       expectValidation(refused, 'selected');
       expect(refused.body.message).toMatch(/cannot be deselected/);
-      expect((await api('put', url('lastName'), { isSecondaryExternalId: true })).body).toMatchObject({ selected: true, isSecondaryExternalId: true, selectionLocked: true });
+      expect((await api('put', url('lastName'), { isSecondaryExternalId: true })).body).toMatchObject({
+        selected: true,
+        isSecondaryExternalId: true,
+        selectionLocked: true,
+      });
       expectValidation(await api('put', url('lastName'), { selected: false }), 'selected');
       expectValidation(await api('put', url('employeeId'), { isSecondaryExternalId: true }), 'isSecondaryExternalId');
       // Clearing the flag and deselecting in one update is allowed.
-      expect((await api('put', url('lastName'), { isSecondaryExternalId: false, selected: false })).body).toMatchObject({ selected: false, isSecondaryExternalId: false, selectionLocked: false });
+      expect((await api('put', url('lastName'), { isSecondaryExternalId: false, selected: false })).body).toMatchObject({
+        selected: false,
+        isSecondaryExternalId: false,
+        selectionLocked: false,
+      });
       expectValidation(await api('put', url('mail'), { selected: 'no' }), 'selected');
       expectValidation(await api('put', url('mail'), { type: 'Integer' }), 'type');
       const [after] = await objectTypes(system.id);
@@ -316,7 +515,11 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
     it('bulk update applies the valid entries and reports rule violations in errors (spec 2.15)', async () => {
       const { system, person, attr } = await importedSystem();
       const res = await api('post', `${BASE}/${system.id}/object-types/${person.id}/attributes/bulk-update`, {
-        attributes: { [attr('mail').id]: { selected: true }, [attr('employeeId').id]: { selected: false }, [attr('department').id]: { selected: true, isSecondaryExternalId: true } },
+        attributes: {
+          [attr('mail').id]: { selected: true },
+          [attr('employeeId').id]: { selected: false },
+          [attr('department').id]: { selected: true, isSecondaryExternalId: true },
+        },
       });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
@@ -324,7 +527,14 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
         updatedCount: 2,
         updatedAttributes: [
           { id: attr('mail').id, name: 'mail', selected: true, isExternalId: false, isSecondaryExternalId: false, selectionLocked: false },
-          { id: attr('department').id, name: 'department', selected: true, isExternalId: false, isSecondaryExternalId: true, selectionLocked: true },
+          {
+            id: attr('department').id,
+            name: 'department',
+            selected: true,
+            isExternalId: false,
+            isSecondaryExternalId: true,
+            selectionLocked: true,
+          },
         ].sort((a, b) => a.id - b.id),
         errors: [{ attributeId: attr('employeeId').id, errorMessage: expect.stringMatching(/cannot be deselected/) }],
       });
@@ -338,10 +548,16 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
 
     it('bulk update reports attributes changed by rule 1, and errors is null when all applied', async () => {
       const { system, person, attr } = await importedSystem();
-      const res = await api('post', `${BASE}/${system.id}/object-types/${person.id}/attributes/bulk-update`, { attributes: { [attr('mail').id]: { isExternalId: true } } });
+      const res = await api('post', `${BASE}/${system.id}/object-types/${person.id}/attributes/bulk-update`, {
+        attributes: { [attr('mail').id]: { isExternalId: true } },
+      });
       expect(res.body).toMatchObject({ updatedCount: 2, errors: null });
       expect(res.body.updatedAttributes.map((a: any) => [a.name, a.isExternalId, a.selected])).toEqual(
-        [['employeeId', false, true], ['mail', true, true]].sort((a, b) => attr(a[0] as string).id - attr(b[0] as string).id));
+        [
+          ['employeeId', false, true],
+          ['mail', true, true],
+        ].sort((a, b) => attr(a[0] as string).id - attr(b[0] as string).id),
+      );
     });
 
     it('bulk update refuses an empty dictionary, unknown attribute ids and invalid fields with 400, changing nothing', async () => {
@@ -354,10 +570,19 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
       expectValidation(unknown, 'attributes.987654');
       expect(unknown.body.message).toMatch(/987654/);
       const other = await importedSystem();
-      expectValidation(await api('post', url, { attributes: { [other.attr('mail').id]: { selected: true } } }), `attributes.${other.attr('mail').id}`);
+      expectValidation(
+        await api('post', url, { attributes: { [other.attr('mail').id]: { selected: true } } }),
+        `attributes.${other.attr('mail').id}`,
+      );
       expectValidation(await api('post', url, { attributes: { abc: { selected: true } } }), 'attributes.abc');
-      expectValidation(await api('post', url, { attributes: { [attr('mail').id]: { selected: 'yes' } } }), `attributes.${attr('mail').id}.selected`);
-      expectValidation(await api('post', url, { attributes: { [attr('mail').id]: { colour: 'red' } } }), `attributes.${attr('mail').id}.colour`);
+      expectValidation(
+        await api('post', url, { attributes: { [attr('mail').id]: { selected: 'yes' } } }),
+        `attributes.${attr('mail').id}.selected`,
+      );
+      expectValidation(
+        await api('post', url, { attributes: { [attr('mail').id]: { colour: 'red' } } }),
+        `attributes.${attr('mail').id}.colour`,
+      );
       expectValidation(await api('post', url, { attributes: { [attr('mail').id]: {} } }), `attributes.${attr('mail').id}`);
       expectValidation(await api('post', url, { attributes: { [attr('mail').id]: true } }), `attributes.${attr('mail').id}`);
       const [after] = await objectTypes(system.id);
@@ -368,12 +593,29 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
       const a = await importedSystem();
       const b = await importedSystem();
       expectError(await api('put', `${BASE}/${a.system.id}/object-types/${b.person.id}`, { selected: true }), 404, 'NOT_FOUND');
-      expectError(await api('put', `${BASE}/${a.system.id}/object-types/${b.person.id}/attributes/${b.attr('mail').id}`, { selected: true }), 404, 'NOT_FOUND');
-      expectError(await api('put', `${BASE}/${a.system.id}/object-types/${a.person.id}/attributes/${b.attr('mail').id}`, { selected: true }), 404, 'NOT_FOUND');
-      expectError(await api('post', `${BASE}/${a.system.id}/object-types/${b.person.id}/attributes/bulk-update`, { attributes: { [b.attr('mail').id]: { selected: true } } }), 404, 'NOT_FOUND');
+      expectError(
+        await api('put', `${BASE}/${a.system.id}/object-types/${b.person.id}/attributes/${b.attr('mail').id}`, { selected: true }),
+        404,
+        'NOT_FOUND',
+      );
+      expectError(
+        await api('put', `${BASE}/${a.system.id}/object-types/${a.person.id}/attributes/${b.attr('mail').id}`, { selected: true }),
+        404,
+        'NOT_FOUND',
+      );
+      expectError(
+        await api('post', `${BASE}/${a.system.id}/object-types/${b.person.id}/attributes/bulk-update`, {
+          attributes: { [b.attr('mail').id]: { selected: true } },
+        }),
+        404,
+        'NOT_FOUND',
+      );
       expectError(await api('put', `${BASE}/${a.system.id}/object-types/999999`, { selected: true }), 404, 'NOT_FOUND');
       expectValidation(await api('put', `${BASE}/${a.system.id}/object-types/x`, { selected: true }), 'objectTypeId');
-      expectValidation(await api('put', `${BASE}/${a.system.id}/object-types/${a.person.id}/attributes/0`, { selected: true }), 'attributeId');
+      expectValidation(
+        await api('put', `${BASE}/${a.system.id}/object-types/${a.person.id}/attributes/0`, { selected: true }),
+        'attributeId',
+      );
       const [bPerson] = await objectTypes(b.system.id);
       expect(bPerson.selected).toBe(false);
     });
@@ -381,26 +623,57 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
 
   describe('deletion', () => {
     const seedObjects = async (systemId: number, typeId: number, n: number) =>
-      db.query(`INSERT INTO connected_system_object (connected_system_id, object_type_id, external_id, display_name) SELECT $1, $2, 'E' || g, 'P ' || g FROM generate_series(1, $3::int) g`, [systemId, typeId, n]);
+      db.query(
+        `INSERT INTO connected_system_object (connected_system_id, object_type_id, external_id, display_name) SELECT $1, $2, 'E' || g, 'P ' || g FROM generate_series(1, $3::int) g`,
+        [systemId, typeId, n],
+      );
 
     it('previews what would be removed', async () => {
       const { system, person } = await importedSystem();
       await seedObjects(system.id, person.id, 10);
       await api('post', `${BASE}/${system.id}/run-profiles`, { name: 'Import', runType: 'FullImport' });
       const user = (await db.query(`SELECT id FROM metaverse_object_type WHERE name = 'User'`)).rows[0].id;
-      await db.query(`INSERT INTO sync_rule (name, connected_system_id, direction, connected_system_object_type_id, metaverse_object_type_id) VALUES ('r', $1, 'Import', $2, $3)`, [system.id, person.id, user]);
+      await db.query(
+        `INSERT INTO sync_rule (name, connected_system_id, direction, connected_system_object_type_id, metaverse_object_type_id) VALUES ('r', $1, 'Import', $2, $3)`,
+        [system.id, person.id, user],
+      );
       // Three CSOs joined: two MVOs only here, one also joined to another system.
-      const mvos = (await db.query(`INSERT INTO metaverse_object (type_id, origin) SELECT $1, 'Projected' FROM generate_series(1, 3) RETURNING id`, [user])).rows.map((r) => r.id);
-      await db.query(`UPDATE connected_system_object SET metaverse_object_id = ($2::uuid[])[substring(external_id from 2)::int % 3 + 1] WHERE connected_system_id = $1 AND external_id IN ('E1', 'E2', 'E3')`, [system.id, mvos]);
+      const mvos = (
+        await db.query(`INSERT INTO metaverse_object (type_id, origin) SELECT $1, 'Projected' FROM generate_series(1, 3) RETURNING id`, [
+          user,
+        ])
+      ).rows.map((r) => r.id);
+      await db.query(
+        `UPDATE connected_system_object SET metaverse_object_id = ($2::uuid[])[substring(external_id from 2)::int % 3 + 1] WHERE connected_system_id = $1 AND external_id IN ('E1', 'E2', 'E3')`,
+        [system.id, mvos],
+      );
       const other = await importedSystem();
-      await db.query(`INSERT INTO connected_system_object (connected_system_id, object_type_id, external_id, metaverse_object_id) VALUES ($1, $2, 'O1', $3)`, [other.system.id, other.person.id, mvos[0]]);
+      await db.query(
+        `INSERT INTO connected_system_object (connected_system_id, object_type_id, external_id, metaverse_object_id) VALUES ($1, $2, 'O1', $3)`,
+        [other.system.id, other.person.id, mvos[0]],
+      );
 
       const res = await api('get', `${BASE}/${system.id}/deletion-preview`);
-      expect(res).toEqual({ status: 200, body: {
-        connectedSystemId: system.id, connectedSystemName: system.name, connectedSystemObjectCount: 10, objectTypeCount: 1, attributeCount: 5, runProfileCount: 1, syncRuleCount: 1,
-        joinedMetaverseObjectCount: 3, metaverseObjectsLeftWithoutConnectorsCount: 2, deletionRuleObjectTypes: [], activeRunActivityIds: [], immediateDeletionMaxObjects: 1000,
-        expectedOutcome: 'CompletedImmediately', runsInBackground: false, deletionActivityId: null,
-      } });
+      expect(res).toEqual({
+        status: 200,
+        body: {
+          connectedSystemId: system.id,
+          connectedSystemName: system.name,
+          connectedSystemObjectCount: 10,
+          objectTypeCount: 1,
+          attributeCount: 5,
+          runProfileCount: 1,
+          syncRuleCount: 1,
+          joinedMetaverseObjectCount: 3,
+          metaverseObjectsLeftWithoutConnectorsCount: 2,
+          deletionRuleObjectTypes: [],
+          activeRunActivityIds: [],
+          immediateDeletionMaxObjects: 1000,
+          expectedOutcome: 'CompletedImmediately',
+          runsInBackground: false,
+          deletionActivityId: null,
+        },
+      });
     });
 
     it('deletes a small system at once (200 CompletedImmediately) with everything under it', async () => {
@@ -408,27 +681,69 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
       await seedObjects(system.id, person.id, 1000);
       await api('post', `${BASE}/${system.id}/run-profiles`, { name: 'Import', runType: 'FullImport' });
       const res = await api('delete', `${BASE}/${system.id}?deleteChangeHistory=false`);
-      expect(res).toEqual({ status: 200, body: { success: true, outcome: 'CompletedImmediately', activityId: expect.stringMatching(UUID), workerTaskId: null, errorMessage: null } });
+      expect(res).toEqual({
+        status: 200,
+        body: {
+          success: true,
+          outcome: 'CompletedImmediately',
+          activityId: expect.stringMatching(UUID),
+          workerTaskId: null,
+          errorMessage: null,
+        },
+      });
       expectError(await api('get', `${BASE}/${system.id}`), 404, 'NOT_FOUND');
-      for (const [table, column] of [['connected_system_object', 'connected_system_id'], ['connected_system_object_type', 'connected_system_id'], ['connected_system_run_profile', 'connected_system_id']]) {
+      for (const [table, column] of [
+        ['connected_system_object', 'connected_system_id'],
+        ['connected_system_object_type', 'connected_system_id'],
+        ['connected_system_run_profile', 'connected_system_id'],
+      ]) {
         expect((await db.query(`SELECT count(*)::int AS n FROM ${table} WHERE ${column} = $1`, [system.id])).rows[0].n).toBe(0);
       }
-      expect((await db.query(`SELECT count(*)::int AS n FROM connected_system_attribute WHERE object_type_id = $1`, [person.id])).rows[0].n).toBe(0);
+      expect(
+        (await db.query(`SELECT count(*)::int AS n FROM connected_system_attribute WHERE object_type_id = $1`, [person.id])).rows[0].n,
+      ).toBe(0);
       const activity = (await api('get', `/api/v1/activities/${res.body.activityId}`)).body;
-      expect(activity).toMatchObject({ targetType: 'ConnectedSystem', targetOperationType: 'Delete', targetName: system.name, status: 'Complete', objectsProcessed: 1000,
-        details: expect.objectContaining({ connectedSystemObjectCount: 1000, deleteChangeHistory: false }) });
+      expect(activity).toMatchObject({
+        targetType: 'ConnectedSystem',
+        targetOperationType: 'Delete',
+        targetName: system.name,
+        status: 'Complete',
+        objectsProcessed: 1000,
+        details: expect.objectContaining({ connectedSystemObjectCount: 1000, deleteChangeHistory: false }),
+      });
       expectError(await api('delete', `${BASE}/${system.id}`), 404, 'NOT_FOUND');
     });
 
     it('queues a large system (202 QueuedAsBackgroundJob) with an InProgress activity and a job; the system is locked meanwhile', async () => {
       const { system, person, attr } = await importedSystem();
       await seedObjects(system.id, person.id, 1001);
-      expect((await api('get', `${BASE}/${system.id}/deletion-preview`)).body).toMatchObject({ expectedOutcome: 'QueuedAsBackgroundJob', runsInBackground: true });
+      expect((await api('get', `${BASE}/${system.id}/deletion-preview`)).body).toMatchObject({
+        expectedOutcome: 'QueuedAsBackgroundJob',
+        runsInBackground: true,
+      });
       const res = await api('delete', `${BASE}/${system.id}?deleteChangeHistory=true`);
-      expect(res).toEqual({ status: 202, body: { success: true, outcome: 'QueuedAsBackgroundJob', activityId: expect.stringMatching(UUID), workerTaskId: res.body.activityId, errorMessage: null } });
+      expect(res).toEqual({
+        status: 202,
+        body: {
+          success: true,
+          outcome: 'QueuedAsBackgroundJob',
+          activityId: expect.stringMatching(UUID),
+          workerTaskId: res.body.activityId,
+          errorMessage: null,
+        },
+      });
       const activity = (await api('get', `/api/v1/activities/${res.body.activityId}`)).body;
-      expect(activity).toMatchObject({ status: 'InProgress', targetType: 'ConnectedSystem', targetOperationType: 'Delete', targetName: system.name, connectedSystemId: system.id,
-        objectsToProcess: 1001, objectsProcessed: 0, initiatedByType: 'ApiKey', details: expect.objectContaining({ deleteChangeHistory: true }) });
+      expect(activity).toMatchObject({
+        status: 'InProgress',
+        targetType: 'ConnectedSystem',
+        targetOperationType: 'Delete',
+        targetName: system.name,
+        connectedSystemId: system.id,
+        objectsToProcess: 1001,
+        objectsProcessed: 0,
+        initiatedByType: 'ApiKey',
+        details: expect.objectContaining({ deleteChangeHistory: true }),
+      });
 
       const queue = new Queue('jobs', { connection: { url: h.env.env.REDIS_URL }, prefix: h.env.redisPrefix });
       try {
@@ -443,7 +758,11 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
       expect((await api('get', `${BASE}/${system.id}`)).body).toMatchObject({ deletionActivityId: res.body.activityId, objectCount: 1001 });
       expectError(await api('put', `${BASE}/${system.id}`, { description: 'late' }), 409, 'CONFLICT');
       expectError(await api('post', `${BASE}/${system.id}/schema/import`), 409, 'CONFLICT');
-      expectError(await api('put', `${BASE}/${system.id}/object-types/${person.id}/attributes/${attr('mail').id}`, { selected: true }), 409, 'CONFLICT');
+      expectError(
+        await api('put', `${BASE}/${system.id}/object-types/${person.id}/attributes/${attr('mail').id}`, { selected: true }),
+        409,
+        'CONFLICT',
+      );
       expectError(await api('post', `${BASE}/${system.id}/run-profiles`, { name: 'Late', runType: 'FullImport' }), 409, 'CONFLICT');
       // Asking again answers with the same queued deletion.
       expect(await api('delete', `${BASE}/${system.id}`)).toEqual({ status: 202, body: res.body });
@@ -454,10 +773,25 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
       const profile = (await api('post', `${BASE}/${system.id}/run-profiles`, { name: 'Import', runType: 'FullImport' })).body;
       const run = await api('post', `${BASE}/${system.id}/run-profiles/${profile.id}/execute`);
       expect(run.status).toBe(202);
-      expect((await api('get', `${BASE}/${system.id}/deletion-preview`)).body).toMatchObject({ expectedOutcome: 'QueuedAfterSync', activeRunActivityIds: [run.body.activityId] });
+      expect((await api('get', `${BASE}/${system.id}/deletion-preview`)).body).toMatchObject({
+        expectedOutcome: 'QueuedAfterSync',
+        activeRunActivityIds: [run.body.activityId],
+      });
       const res = await api('delete', `${BASE}/${system.id}`);
-      expect(res).toEqual({ status: 202, body: { success: true, outcome: 'QueuedAfterSync', activityId: expect.stringMatching(UUID), workerTaskId: res.body.activityId, errorMessage: null } });
-      expect((await api('get', `/api/v1/activities/${res.body.activityId}`)).body).toMatchObject({ status: 'InProgress', message: expect.stringMatching(/when the running run profile/) });
+      expect(res).toEqual({
+        status: 202,
+        body: {
+          success: true,
+          outcome: 'QueuedAfterSync',
+          activityId: expect.stringMatching(UUID),
+          workerTaskId: res.body.activityId,
+          errorMessage: null,
+        },
+      });
+      expect((await api('get', `/api/v1/activities/${res.body.activityId}`)).body).toMatchObject({
+        status: 'InProgress',
+        message: expect.stringMatching(/when the running run profile/),
+      });
       expectError(await api('post', `${BASE}/${system.id}/run-profiles/${profile.id}/execute`), 409, 'CONFLICT');
     });
 

@@ -23,12 +23,40 @@ describe('connectors API', () => {
     });
     expect(Object.keys(file).sort()).toEqual(['capabilities', 'description', 'displayName', 'settings', 'type']);
     for (const setting of file.settings) {
-      expect(Object.keys(setting).sort()).toEqual(['allowedValues', 'defaultValue', 'description', 'displayName', 'maxLength', 'maximum', 'minimum', 'name', 'required', 'secret', 'type']);
+      expect(Object.keys(setting).sort()).toEqual([
+        'allowedValues',
+        'defaultValue',
+        'description',
+        'displayName',
+        'maxLength',
+        'maximum',
+        'minimum',
+        'name',
+        'required',
+        'secret',
+        'type',
+      ]);
     }
     const byName = Object.fromEntries(file.settings.map((s: { name: string }) => [s.name, s]));
-    expect(file.settings.map((s: { name: string }) => s.name)).toEqual(
-      ['filePath', 'delimiter', 'quote', 'encoding', 'multiValueDelimiter', 'objectType', 'objectTypeColumn', 'mode', 'sampleRows']);
-    expect(byName.filePath).toMatchObject({ type: 'FilePath', required: true, secret: false, defaultValue: null, allowedValues: null, maxLength: 1024 });
+    expect(file.settings.map((s: { name: string }) => s.name)).toEqual([
+      'filePath',
+      'delimiter',
+      'quote',
+      'encoding',
+      'multiValueDelimiter',
+      'objectType',
+      'objectTypeColumn',
+      'mode',
+      'sampleRows',
+    ]);
+    expect(byName.filePath).toMatchObject({
+      type: 'FilePath',
+      required: true,
+      secret: false,
+      defaultValue: null,
+      allowedValues: null,
+      maxLength: 1024,
+    });
     expect(byName.encoding).toMatchObject({ type: 'Enum', defaultValue: 'utf-8', allowedValues: ['utf-8', 'utf-8-bom', 'latin1'] });
     expect(byName.mode).toMatchObject({ type: 'Enum', defaultValue: 'Import', allowedValues: ['Import', 'Export', 'Bidirectional'] });
     expect(byName.sampleRows).toMatchObject({ type: 'Integer', defaultValue: 1000, minimum: 1, maximum: 100000, allowedValues: null });
@@ -51,10 +79,24 @@ describe('connectors API', () => {
     const doc = (await h.http.get('/api/openapi.json').expect(200)).body;
     const list = doc.paths['/api/v1/synchronisation/connectors'].get;
     const one = doc.paths['/api/v1/synchronisation/connectors/{type}'].get;
-    expect(list.responses['200'].content['application/json'].schema).toEqual({ type: 'array', items: { $ref: '#/components/schemas/ConnectorDto' } });
+    expect(list.responses['200'].content['application/json'].schema).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/ConnectorDto' },
+    });
     expect(one.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ConnectorDto' });
     expect(Object.keys(one.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '404']));
-    expect(Object.keys(doc.components.schemas.ConnectorSettingDto.properties).sort()).toEqual(
-      ['allowedValues', 'defaultValue', 'description', 'displayName', 'maxLength', 'maximum', 'minimum', 'name', 'required', 'secret', 'type']);
+    expect(Object.keys(doc.components.schemas.ConnectorSettingDto.properties).sort()).toEqual([
+      'allowedValues',
+      'defaultValue',
+      'description',
+      'displayName',
+      'maxLength',
+      'maximum',
+      'minimum',
+      'name',
+      'required',
+      'secret',
+      'type',
+    ]);
   });
 });

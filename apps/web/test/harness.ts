@@ -26,7 +26,12 @@ export async function startWebApp(overrides: Record<string, string> = {}, option
   const app = await createWebApp(config, logger);
   const http = request(app.getHttpServer());
   const harness: WebHarness = {
-    app, http, adminKey: env.bootstrapKey, db, env, logger,
+    app,
+    http,
+    adminKey: env.bootstrapKey,
+    db,
+    env,
+    logger,
     close: async () => {
       await app.close();
       await closeLogger(logger);

@@ -7,7 +7,10 @@ const TYPES = '/api/v1/metaverse/object-types';
 const ATTRS = '/api/v1/metaverse/attributes';
 const OBJECTS = '/api/v1/metaverse/objects';
 
-interface Res { status: number; body: any }
+interface Res {
+  status: number;
+  body: any;
+}
 
 function expectError(res: Res, status: number, code: string): void {
   expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
@@ -33,17 +36,37 @@ describe('metaverse schema (/api/v1/metaverse/object-types, /attributes)', () =>
     const req = h.http[method](path).set('X-Api-Key', h.adminKey);
     return body === undefined ? req : req.send(body);
   };
-  const attrId = async (name: string): Promise<number> => (await db.query('SELECT id FROM metaverse_attribute WHERE name = $1', [name])).rows[0].id;
+  const attrId = async (name: string): Promise<number> =>
+    (await db.query('SELECT id FROM metaverse_attribute WHERE name = $1', [name])).rows[0].id;
   const activities = async (targetType: string, targetId: string | number) =>
-    (await db.query('SELECT target_operation_type, target_name, details, initiated_by_type FROM activity WHERE target_type = $1 AND target_id = $2 ORDER BY created, id',
-      [targetType, String(targetId)])).rows;
+    (
+      await db.query(
+        'SELECT target_operation_type, target_name, details, initiated_by_type FROM activity WHERE target_type = $1 AND target_id = $2 ORDER BY created, id',
+        [targetType, String(targetId)],
+      )
+    ).rows;
   const lookupRows = async (attributeId: number) =>
-    (await db.query('SELECT value_normalised, object_id FROM metaverse_object_lookup WHERE attribute_id = $1 ORDER BY value_normalised, object_id', [attributeId])).rows;
+    (
+      await db.query(
+        'SELECT value_normalised, object_id FROM metaverse_object_lookup WHERE attribute_id = $1 ORDER BY value_normalised, object_id',
+        [attributeId],
+      )
+    ).rows;
   /** A sync rule of `typeId` (rows written directly: the sync rule API is another area). */
   const syncRule = async (name: string, typeId: number, direction = 'Import') => {
-    const [{ id: csTypeId }] = (await db.query(`INSERT INTO connected_system_object_type (connected_system_id, name) VALUES ($1, $2) RETURNING id`, [hrSystemId, `t-${name}`])).rows;
-    return (await db.query(`INSERT INTO sync_rule (name, connected_system_id, direction, connected_system_object_type_id, metaverse_object_type_id)
-      VALUES ($1, $2, $3, $4, $5) RETURNING id`, [name, hrSystemId, direction, csTypeId, typeId])).rows[0].id as number;
+    const [{ id: csTypeId }] = (
+      await db.query(`INSERT INTO connected_system_object_type (connected_system_id, name) VALUES ($1, $2) RETURNING id`, [
+        hrSystemId,
+        `t-${name}`,
+      ])
+    ).rows;
+    return (
+      await db.query(
+        `INSERT INTO sync_rule (name, connected_system_id, direction, connected_system_object_type_id, metaverse_object_type_id)
+      VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+        [name, hrSystemId, direction, csTypeId, typeId],
+      )
+    ).rows[0].id as number;
   };
 
   beforeAll(async () => {
@@ -53,7 +76,8 @@ describe('metaverse schema (/api/v1/metaverse/object-types, /attributes)', () =>
     userTypeId = (await db.query(`SELECT id FROM metaverse_object_type WHERE name = 'User'`)).rows[0].id;
     groupTypeId = (await db.query(`SELECT id FROM metaverse_object_type WHERE name = 'Group'`)).rows[0].id;
     hrSystemId = (await db.query(`INSERT INTO connected_system (name, connector_type) VALUES ('HR', 'File') RETURNING id`)).rows[0].id;
-    adSystemId = (await db.query(`INSERT INTO connected_system (name, connector_type) VALUES ('Directory', 'File') RETURNING id`)).rows[0].id;
+    adSystemId = (await db.query(`INSERT INTO connected_system (name, connector_type) VALUES ('Directory', 'File') RETURNING id`)).rows[0]
+      .id;
   });
   afterAll(async () => {
     await db?.end();
@@ -64,10 +88,32 @@ describe('metaverse schema (/api/v1/metaverse/object-types, /attributes)', () =>
     it('lists the built-in User and Group with their default deletion rule and attribute counts', async () => {
       const res = await call('get', TYPES).expect(200);
       expect(res.body).toEqual([
-        { id: userTypeId, name: 'User', description: null, isBuiltIn: true, deletionRule: 'WhenLastConnectorDisconnected', deletionGracePeriod: null,
-          deletionTriggerConnectedSystemIds: [], deletionTriggerMode: 'Any', attributeCount: BUILT_IN_USER_ATTRIBUTES.length, created: expect.stringMatching(ISO), lastUpdated: null },
-        { id: groupTypeId, name: 'Group', description: null, isBuiltIn: true, deletionRule: 'WhenLastConnectorDisconnected', deletionGracePeriod: null,
-          deletionTriggerConnectedSystemIds: [], deletionTriggerMode: 'Any', attributeCount: BUILT_IN_GROUP_ATTRIBUTES.length, created: expect.stringMatching(ISO), lastUpdated: null },
+        {
+          id: userTypeId,
+          name: 'User',
+          description: null,
+          isBuiltIn: true,
+          deletionRule: 'WhenLastConnectorDisconnected',
+          deletionGracePeriod: null,
+          deletionTriggerConnectedSystemIds: [],
+          deletionTriggerMode: 'Any',
+          attributeCount: BUILT_IN_USER_ATTRIBUTES.length,
+          created: expect.stringMatching(ISO),
+          lastUpdated: null,
+        },
+        {
+          id: groupTypeId,
+          name: 'Group',
+          description: null,
+          isBuiltIn: true,
+          deletionRule: 'WhenLastConnectorDisconnected',
+          deletionGracePeriod: null,
+          deletionTriggerConnectedSystemIds: [],
+          deletionTriggerMode: 'Any',
+          attributeCount: BUILT_IN_GROUP_ATTRIBUTES.length,
+          created: expect.stringMatching(ISO),
+          lastUpdated: null,
+        },
       ]);
     });
 
@@ -84,31 +130,52 @@ describe('metaverse schema (/api/v1/metaverse/object-types, /attributes)', () =>
 
     it('round-trips the deletion rule of a built-in type', async () => {
       const put = await call('put', `${TYPES}/${userTypeId}`, {
-        deletionRule: 'WhenAuthoritativeSourceDisconnected', deletionGracePeriod: '7.00:00:00',
-        deletionTriggerConnectedSystemIds: [adSystemId, hrSystemId, hrSystemId], deletionTriggerMode: 'All',
+        deletionRule: 'WhenAuthoritativeSourceDisconnected',
+        deletionGracePeriod: '7.00:00:00',
+        deletionTriggerConnectedSystemIds: [adSystemId, hrSystemId, hrSystemId],
+        deletionTriggerMode: 'All',
       }).expect(200);
-      const expected = { deletionRule: 'WhenAuthoritativeSourceDisconnected', deletionGracePeriod: '7.00:00:00',
-        deletionTriggerConnectedSystemIds: [hrSystemId, adSystemId].sort((a, b) => a - b), deletionTriggerMode: 'All' };
+      const expected = {
+        deletionRule: 'WhenAuthoritativeSourceDisconnected',
+        deletionGracePeriod: '7.00:00:00',
+        deletionTriggerConnectedSystemIds: [hrSystemId, adSystemId].sort((a, b) => a - b),
+        deletionTriggerMode: 'All',
+      };
       expect(put.body).toMatchObject({ ...expected, name: 'User', lastUpdated: expect.stringMatching(ISO) });
       expect((await call('get', `${TYPES}/${userTypeId}`).expect(200)).body).toMatchObject(expected);
       const [row] = (await db.query('SELECT deletion_grace_period_seconds FROM metaverse_object_type WHERE id = $1', [userTypeId])).rows;
       expect(row.deletion_grace_period_seconds).toBe(7 * 86_400);
 
       // Changing only the grace period keeps the rest; a shorter timespan and "no grace" both work.
-      expect((await call('put', `${TYPES}/${userTypeId}`, { deletionGracePeriod: '12:30:00' }).expect(200)).body).toMatchObject({ ...expected, deletionGracePeriod: '12:30:00' });
-      expect((await call('put', `${TYPES}/${userTypeId}`, { deletionGracePeriod: '00:00:00' }).expect(200)).body.deletionGracePeriod).toBeNull();
-      expect((await call('put', `${TYPES}/${userTypeId}`, { deletionGracePeriod: '2.00:00:00' }).expect(200)).body.deletionGracePeriod).toBe('2.00:00:00');
+      expect((await call('put', `${TYPES}/${userTypeId}`, { deletionGracePeriod: '12:30:00' }).expect(200)).body).toMatchObject({
+        ...expected,
+        deletionGracePeriod: '12:30:00',
+      });
+      expect(
+        (await call('put', `${TYPES}/${userTypeId}`, { deletionGracePeriod: '00:00:00' }).expect(200)).body.deletionGracePeriod,
+      ).toBeNull();
+      expect(
+        (await call('put', `${TYPES}/${userTypeId}`, { deletionGracePeriod: '2.00:00:00' }).expect(200)).body.deletionGracePeriod,
+      ).toBe('2.00:00:00');
       expect((await call('put', `${TYPES}/${userTypeId}`, { deletionGracePeriod: null }).expect(200)).body.deletionGracePeriod).toBeNull();
 
       // Moving away from WhenAuthoritativeSourceDisconnected clears the trigger systems.
       const manual = await call('put', `${TYPES}/${userTypeId}`, { deletionRule: 'Manual', name: 'User' }).expect(200);
       expect(manual.body).toMatchObject({ deletionRule: 'Manual', deletionTriggerConnectedSystemIds: [] });
-      await call('put', `${TYPES}/${userTypeId}`, { deletionRule: 'WhenLastConnectorDisconnected', deletionTriggerMode: 'Any' }).expect(200);
+      await call('put', `${TYPES}/${userTypeId}`, { deletionRule: 'WhenLastConnectorDisconnected', deletionTriggerMode: 'Any' }).expect(
+        200,
+      );
 
       const updates = (await activities('MetaverseObjectType', userTypeId)).filter((a) => a.target_operation_type === 'Update');
       expect(updates.length).toBe(7);
-      expect(updates[0]).toMatchObject({ target_name: 'User', initiated_by_type: 'ApiKey',
-        details: { changed: ['deletionRule', 'deletionGracePeriod', 'deletionTriggerConnectedSystemIds', 'deletionTriggerMode'], ...expected } });
+      expect(updates[0]).toMatchObject({
+        target_name: 'User',
+        initiated_by_type: 'ApiKey',
+        details: {
+          changed: ['deletionRule', 'deletionGracePeriod', 'deletionTriggerConnectedSystemIds', 'deletionTriggerMode'],
+          ...expected,
+        },
+      });
     });
 
     it.each<[string, object, string[]]>([
@@ -118,11 +185,31 @@ describe('metaverse schema (/api/v1/metaverse/object-types, /attributes)', () =>
       ['a grace period with fractions of a second', { deletionGracePeriod: '00:00:01.5' }, ['deletionGracePeriod']],
       ['a grace period over ten years', { deletionGracePeriod: '3651.00:00:00' }, ['deletionGracePeriod']],
       ['an unknown trigger mode', { deletionTriggerMode: 'Some' }, ['deletionTriggerMode']],
-      ['WhenAuthoritativeSourceDisconnected without trigger systems', { deletionRule: 'WhenAuthoritativeSourceDisconnected' }, ['deletionTriggerConnectedSystemIds']],
-      ['WhenAuthoritativeSourceDisconnected with an empty list', { deletionRule: 'WhenAuthoritativeSourceDisconnected', deletionTriggerConnectedSystemIds: [] }, ['deletionTriggerConnectedSystemIds']],
-      ['a trigger system that does not exist', { deletionRule: 'WhenAuthoritativeSourceDisconnected', deletionTriggerConnectedSystemIds: [99999] }, ['deletionTriggerConnectedSystemIds']],
-      ['trigger ids that are not numbers', { deletionRule: 'WhenAuthoritativeSourceDisconnected', deletionTriggerConnectedSystemIds: ['1'] }, ['deletionTriggerConnectedSystemIds']],
-      ['trigger systems with another rule', { deletionRule: 'Manual', deletionTriggerConnectedSystemIds: [1] }, ['deletionTriggerConnectedSystemIds']],
+      [
+        'WhenAuthoritativeSourceDisconnected without trigger systems',
+        { deletionRule: 'WhenAuthoritativeSourceDisconnected' },
+        ['deletionTriggerConnectedSystemIds'],
+      ],
+      [
+        'WhenAuthoritativeSourceDisconnected with an empty list',
+        { deletionRule: 'WhenAuthoritativeSourceDisconnected', deletionTriggerConnectedSystemIds: [] },
+        ['deletionTriggerConnectedSystemIds'],
+      ],
+      [
+        'a trigger system that does not exist',
+        { deletionRule: 'WhenAuthoritativeSourceDisconnected', deletionTriggerConnectedSystemIds: [99999] },
+        ['deletionTriggerConnectedSystemIds'],
+      ],
+      [
+        'trigger ids that are not numbers',
+        { deletionRule: 'WhenAuthoritativeSourceDisconnected', deletionTriggerConnectedSystemIds: ['1'] },
+        ['deletionTriggerConnectedSystemIds'],
+      ],
+      [
+        'trigger systems with another rule',
+        { deletionRule: 'Manual', deletionTriggerConnectedSystemIds: [1] },
+        ['deletionTriggerConnectedSystemIds'],
+      ],
       ['renaming a built-in type', { name: 'Person' }, ['name']],
       ['describing a built-in type', { description: 'People' }, ['description']],
       ['a field that does not exist', { colour: 'blue' }, ['colour']],
@@ -148,16 +235,33 @@ describe('metaverse schema (/api/v1/metaverse/object-types, /attributes)', () =>
       it('creates a custom type with attributes and a deletion rule, recording an activity', async () => {
         const displayName = await attrId('Display Name');
         const email = await attrId('Email');
-        const res = await call('post', TYPES, { name: ' Contractor ', description: 'External staff', attributeIds: [displayName, email],
-          deletionRule: 'WhenAuthoritativeSourceDisconnected', deletionTriggerConnectedSystemIds: [hrSystemId], deletionGracePeriod: '1.00:00:00' }).expect(201);
+        const res = await call('post', TYPES, {
+          name: ' Contractor ',
+          description: 'External staff',
+          attributeIds: [displayName, email],
+          deletionRule: 'WhenAuthoritativeSourceDisconnected',
+          deletionTriggerConnectedSystemIds: [hrSystemId],
+          deletionGracePeriod: '1.00:00:00',
+        }).expect(201);
         contractorId = res.body.id;
-        expect(res.body).toMatchObject({ name: 'Contractor', description: 'External staff', isBuiltIn: false, attributeCount: 2,
-          deletionRule: 'WhenAuthoritativeSourceDisconnected', deletionTriggerConnectedSystemIds: [hrSystemId], deletionGracePeriod: '1.00:00:00', deletionTriggerMode: 'Any' });
+        expect(res.body).toMatchObject({
+          name: 'Contractor',
+          description: 'External staff',
+          isBuiltIn: false,
+          attributeCount: 2,
+          deletionRule: 'WhenAuthoritativeSourceDisconnected',
+          deletionTriggerConnectedSystemIds: [hrSystemId],
+          deletionGracePeriod: '1.00:00:00',
+          deletionTriggerMode: 'Any',
+        });
         expect(res.body.attributes.map((a: { name: string }) => a.name)).toEqual(['Display Name', 'Email']);
         expect((await call('get', TYPES).expect(200)).body.map((t: { name: string }) => t.name)).toEqual(['User', 'Group', 'Contractor']);
         const [created] = await activities('MetaverseObjectType', contractorId);
-        expect(created).toMatchObject({ target_operation_type: 'Create', target_name: 'Contractor',
-          details: { deletionRule: 'WhenAuthoritativeSourceDisconnected', attributeIds: [displayName, email].sort((a, b) => a - b) } });
+        expect(created).toMatchObject({
+          target_operation_type: 'Create',
+          target_name: 'Contractor',
+          details: { deletionRule: 'WhenAuthoritativeSourceDisconnected', attributeIds: [displayName, email].sort((a, b) => a - b) },
+        });
         // The attribute shows its new type.
         expect((await call('get', `${ATTRS}/${email}`).expect(200)).body.objectTypeIds).toEqual([userTypeId, groupTypeId, contractorId]);
       });
@@ -172,7 +276,11 @@ describe('metaverse schema (/api/v1/metaverse/object-types, /attributes)', () =>
         ['attributes that do not exist', { name: 'Printer', attributeIds: [99999] }, ['attributeIds']],
         ['attribute ids that are not numbers', { name: 'Printer', attributeIds: ['x'] }, ['attributeIds']],
         ['an invalid deletion rule', { name: 'Printer', deletionRule: 'Never' }, ['deletionRule']],
-        ['several problems at once', { name: '', deletionGracePeriod: 'soon', deletionTriggerMode: 'Most' }, ['name', 'deletionGracePeriod', 'deletionTriggerMode']],
+        [
+          'several problems at once',
+          { name: '', deletionGracePeriod: 'soon', deletionTriggerMode: 'Most' },
+          ['name', 'deletionGracePeriod', 'deletionTriggerMode'],
+        ],
       ])('refuses %s with 400 naming the fields, creating nothing', async (_label, body, fields) => {
         const before = (await db.query('SELECT count(*)::int AS n FROM metaverse_object_type')).rows[0].n;
         expectFields(await call('post', TYPES, body), ...fields);
@@ -198,13 +306,17 @@ describe('metaverse schema (/api/v1/metaverse/object-types, /attributes)', () =>
         const dept = await attrId('Department');
         const res = await call('put', `${TYPES}/${contractorId}`, { attributeIds: [displayName, email, dept] }).expect(200);
         expect(res.body.attributes.map((a: { name: string }) => a.name)).toEqual(['Department', 'Display Name', 'Email']);
-        await call('post', OBJECTS, { objectTypeId: contractorId, attributes: { Department: 'Facilities', 'Display Name': 'Pat' } }).expect(201);
+        await call('post', OBJECTS, { objectTypeId: contractorId, attributes: { Department: 'Facilities', 'Display Name': 'Pat' } }).expect(
+          201,
+        );
         // Objects of the type hold Department values: it stays.
         const refused = await call('put', `${TYPES}/${contractorId}`, { attributeIds: [displayName, email] });
         expectFields(refused, 'attributeIds');
         expect(refused.body.validationErrors.attributeIds.join(' ')).toMatch(/hold values for Department/);
         // Email has no values: it can go.
-        expect((await call('put', `${TYPES}/${contractorId}`, { attributeIds: [displayName, dept] }).expect(200)).body.attributeCount).toBe(2);
+        expect((await call('put', `${TYPES}/${contractorId}`, { attributeIds: [displayName, dept] }).expect(200)).body.attributeCount).toBe(
+          2,
+        );
         // The built-in schema of User stays.
         const userAttrs = (await call('get', `${TYPES}/${userTypeId}`).expect(200)).body.attributes.map((a: { id: number }) => a.id);
         const withoutEmail = userAttrs.filter((id: number) => id !== email);
@@ -241,9 +353,22 @@ describe('metaverse schema (/api/v1/metaverse/object-types, /attributes)', () =>
       const builtInNames = new Set([...BUILT_IN_USER_ATTRIBUTES, ...BUILT_IN_GROUP_ATTRIBUTES].map((a) => a.name));
       expect(all.filter((a: { isBuiltIn: boolean }) => a.isBuiltIn).length).toBe(builtInNames.size);
       const email = all.find((a: { name: string }) => a.name === 'Email');
-      expect(email).toEqual({ id: expect.any(Number), name: 'Email', description: null, type: 'String', plurality: 'Single', isBuiltIn: true, isIndexed: true,
-        objectTypeIds: [userTypeId, groupTypeId], objectTypes: [{ id: userTypeId, name: 'User' }, { id: groupTypeId, name: 'Group' }],
-        created: expect.stringMatching(ISO), lastUpdated: null });
+      expect(email).toEqual({
+        id: expect.any(Number),
+        name: 'Email',
+        description: null,
+        type: 'String',
+        plurality: 'Single',
+        isBuiltIn: true,
+        isIndexed: true,
+        objectTypeIds: [userTypeId, groupTypeId],
+        objectTypes: [
+          { id: userTypeId, name: 'User' },
+          { id: groupTypeId, name: 'Group' },
+        ],
+        created: expect.stringMatching(ISO),
+        lastUpdated: null,
+      });
       const users = (await call('get', `${ATTRS}?objectTypeId=${userTypeId}`).expect(200)).body;
       expect(users.map((a: { name: string }) => a.name).sort()).toEqual(BUILT_IN_USER_ATTRIBUTES.map((a) => a.name).sort());
       expect((await call('get', `${ATTRS}/${email.id}`).expect(200)).body).toEqual(email);
@@ -291,8 +416,14 @@ describe('metaverse schema (/api/v1/metaverse/object-types, /attributes)', () =>
 
       it('accept their own values back unchanged (a read-modify-write round trip)', async () => {
         const email = (await call('get', `${ATTRS}/${await attrId('Email')}`).expect(200)).body;
-        const res = await call('put', `${ATTRS}/${email.id}`, { name: email.name, description: email.description, type: email.type, plurality: email.plurality,
-          objectTypeIds: email.objectTypeIds, isIndexed: email.isIndexed }).expect(200);
+        const res = await call('put', `${ATTRS}/${email.id}`, {
+          name: email.name,
+          description: email.description,
+          type: email.type,
+          plurality: email.plurality,
+          objectTypeIds: email.objectTypeIds,
+          isIndexed: email.isIndexed,
+        }).expect(200);
         expect({ ...res.body, lastUpdated: null }).toEqual(email);
       });
 
@@ -301,8 +432,9 @@ describe('metaverse schema (/api/v1/metaverse/object-types, /attributes)', () =>
         const custom = (await call('post', TYPES, { name: 'Service Account' }).expect(201)).body.id;
         const res = await call('put', `${ATTRS}/${nickname}`, { isIndexed: true, objectTypeIds: [userTypeId, custom] }).expect(200);
         expect(res.body).toMatchObject({ isIndexed: true, objectTypeIds: [userTypeId, custom] });
-        expect((await call('put', `${ATTRS}/${nickname}`, { isIndexed: false, objectTypeIds: [userTypeId] }).expect(200)).body)
-          .toMatchObject({ isIndexed: false, objectTypeIds: [userTypeId] });
+        expect(
+          (await call('put', `${ATTRS}/${nickname}`, { isIndexed: false, objectTypeIds: [userTypeId] }).expect(200)).body,
+        ).toMatchObject({ isIndexed: false, objectTypeIds: [userTypeId] });
         const kept = await call('put', `${ATTRS}/${nickname}`, { objectTypeIds: [custom] });
         expectFields(kept, 'objectTypeIds');
         expect(kept.body.validationErrors.objectTypeIds.join(' ')).toMatch(/built-in User schema/);
@@ -326,26 +458,60 @@ describe('metaverse schema (/api/v1/metaverse/object-types, /attributes)', () =>
       let costCentre: number;
 
       it('are created, attached to types and recorded as activities', async () => {
-        const res = await call('post', ATTRS, { name: 'Cost Centre', description: 'Finance code', type: 'String', objectTypeIds: [userTypeId] }).expect(201);
+        const res = await call('post', ATTRS, {
+          name: 'Cost Centre',
+          description: 'Finance code',
+          type: 'String',
+          objectTypeIds: [userTypeId],
+        }).expect(201);
         costCentre = res.body.id;
-        expect(res.body).toEqual({ id: costCentre, name: 'Cost Centre', description: 'Finance code', type: 'String', plurality: 'Single', isBuiltIn: false,
-          isIndexed: false, objectTypeIds: [userTypeId], objectTypes: [{ id: userTypeId, name: 'User' }], created: expect.stringMatching(ISO), lastUpdated: null });
-        expect((await call('get', `${TYPES}/${userTypeId}`).expect(200)).body.attributes.map((a: { name: string }) => a.name)).toContain('Cost Centre');
+        expect(res.body).toEqual({
+          id: costCentre,
+          name: 'Cost Centre',
+          description: 'Finance code',
+          type: 'String',
+          plurality: 'Single',
+          isBuiltIn: false,
+          isIndexed: false,
+          objectTypeIds: [userTypeId],
+          objectTypes: [{ id: userTypeId, name: 'User' }],
+          created: expect.stringMatching(ISO),
+          lastUpdated: null,
+        });
+        expect((await call('get', `${TYPES}/${userTypeId}`).expect(200)).body.attributes.map((a: { name: string }) => a.name)).toContain(
+          'Cost Centre',
+        );
         expectFields(await call('post', ATTRS, { name: 'COST CENTRE', type: 'String' }), 'name');
         const [created] = await activities('MetaverseAttribute', costCentre);
-        expect(created).toMatchObject({ target_operation_type: 'Create', target_name: 'Cost Centre',
-          details: { type: 'String', plurality: 'Single', isIndexed: false, objectTypeIds: [userTypeId] } });
+        expect(created).toMatchObject({
+          target_operation_type: 'Create',
+          target_name: 'Cost Centre',
+          details: { type: 'String', plurality: 'Single', isIndexed: false, objectTypeIds: [userTypeId] },
+        });
       });
 
       it('change type and plurality only while no object holds a value', async () => {
-        expect((await call('put', `${ATTRS}/${costCentre}`, { type: 'Integer', plurality: 'Multi' }).expect(200)).body).toMatchObject({ type: 'Integer', plurality: 'Multi' });
-        expect((await call('put', `${ATTRS}/${costCentre}`, { type: 'string', plurality: 'Single', description: 'Finance cost centre' }).expect(400)).body.code).toBe('VALIDATION_ERROR');
+        expect((await call('put', `${ATTRS}/${costCentre}`, { type: 'Integer', plurality: 'Multi' }).expect(200)).body).toMatchObject({
+          type: 'Integer',
+          plurality: 'Multi',
+        });
+        expect(
+          (
+            await call('put', `${ATTRS}/${costCentre}`, { type: 'string', plurality: 'Single', description: 'Finance cost centre' }).expect(
+              400,
+            )
+          ).body.code,
+        ).toBe('VALIDATION_ERROR');
         // An index needs an indexable type.
         const boolIndexed = await call('put', `${ATTRS}/${costCentre}`, { type: 'Boolean', isIndexed: true });
         expectFields(boolIndexed, 'type');
         expect(boolIndexed.body.validationErrors.type.join(' ')).toMatch(/can be indexed/);
-        await call('put', `${ATTRS}/${costCentre}`, { type: 'String', plurality: 'Single', description: 'Finance cost centre' }).expect(200);
-        const user = (await call('post', OBJECTS, { objectType: 'User', attributes: { 'Display Name': 'Holder', 'Cost Centre': 'CC-1' } }).expect(201)).body.id;
+        await call('put', `${ATTRS}/${costCentre}`, { type: 'String', plurality: 'Single', description: 'Finance cost centre' }).expect(
+          200,
+        );
+        const user = (
+          await call('post', OBJECTS, { objectType: 'User', attributes: { 'Display Name': 'Holder', 'Cost Centre': 'CC-1' } }).expect(201)
+        ).body.id;
         expectFields(await call('put', `${ATTRS}/${costCentre}`, { type: 'Text' }), 'type');
         expectFields(await call('put', `${ATTRS}/${costCentre}`, { plurality: 'Multi' }), 'plurality');
         expectFields(await call('put', `${ATTRS}/${costCentre}`, { type: 'Boolean', isIndexed: true }), 'type');
@@ -354,15 +520,22 @@ describe('metaverse schema (/api/v1/metaverse/object-types, /attributes)', () =>
 
       it('build their lookup rows from existing values when indexed, and drop them when not', async () => {
         const make = (name: string, cc: string | string[] | null) =>
-          call('post', OBJECTS, { objectType: 'User', attributes: { 'Display Name': name, ...(cc === null ? {} : { 'Cost Centre': cc }) } }).expect(201);
+          call('post', OBJECTS, {
+            objectType: 'User',
+            attributes: { 'Display Name': name, ...(cc === null ? {} : { 'Cost Centre': cc }) },
+          }).expect(201);
         const a = (await make('Indexed A', 'CC-Finance')).body.id;
         const b = (await make('Indexed B', 'cc-finance')).body.id;
         const c = (await make('Indexed C', 'CC-Legal')).body.id;
         await make('Indexed D', null);
         const long = `CC-${'x'.repeat(600)}`;
         const e = (await make('Indexed E', long)).body.id;
-        const filter = async (value: string) => (await call('get', `${OBJECTS}?filterAttributeName=cost%20centre&filterAttributeValue=${encodeURIComponent(value)}`).expect(200))
-          .body.items.map((i: { id: string }) => i.id).sort();
+        const filter = async (value: string) =>
+          (
+            await call('get', `${OBJECTS}?filterAttributeName=cost%20centre&filterAttributeValue=${encodeURIComponent(value)}`).expect(200)
+          ).body.items
+            .map((i: { id: string }) => i.id)
+            .sort();
 
         // Not indexed: no lookup rows, and the filter reads the stored values.
         expect(await lookupRows(costCentre)).toEqual([]);
@@ -370,10 +543,14 @@ describe('metaverse schema (/api/v1/metaverse/object-types, /attributes)', () =>
 
         const res = await call('put', `${ATTRS}/${costCentre}`, { isIndexed: true }).expect(200);
         expect(res.body.isIndexed).toBe(true);
-        expect(await lookupRows(costCentre)).toEqual([
-          { value_normalised: 'cc-finance', object_id: a }, { value_normalised: 'cc-finance', object_id: b },
-          { value_normalised: 'cc-legal', object_id: c }, { value_normalised: long.toLowerCase().slice(0, 512), object_id: e },
-        ].sort((x, y) => (x.value_normalised + x.object_id).localeCompare(y.value_normalised + y.object_id)));
+        expect(await lookupRows(costCentre)).toEqual(
+          [
+            { value_normalised: 'cc-finance', object_id: a },
+            { value_normalised: 'cc-finance', object_id: b },
+            { value_normalised: 'cc-legal', object_id: c },
+            { value_normalised: long.toLowerCase().slice(0, 512), object_id: e },
+          ].sort((x, y) => (x.value_normalised + x.object_id).localeCompare(y.value_normalised + y.object_id)),
+        );
         const [update] = (await activities('MetaverseAttribute', costCentre)).filter((x) => x.details.changed?.includes('isIndexed'));
         expect(update.details).toMatchObject({ isIndexed: true, lookupRowsAdded: 4 });
 
@@ -401,9 +578,15 @@ describe('metaverse schema (/api/v1/metaverse/object-types, /attributes)', () =>
 
       it('refuse renaming while a mapping expression names them, and deletion while any sync rule uses them', async () => {
         const ruleId = await syncRule('HR users', userTypeId);
-        const [{ id: mappingId }] = (await db.query(`INSERT INTO sync_rule_mapping (sync_rule_id, target_metaverse_attribute_id) VALUES ($1, $2) RETURNING id`,
-          [ruleId, await attrId('Department')])).rows;
-        await db.query(`INSERT INTO sync_rule_mapping_source (mapping_id, expression) VALUES ($1, 'Upper(mv["cost centre"])')`, [mappingId]);
+        const [{ id: mappingId }] = (
+          await db.query(`INSERT INTO sync_rule_mapping (sync_rule_id, target_metaverse_attribute_id) VALUES ($1, $2) RETURNING id`, [
+            ruleId,
+            await attrId('Department'),
+          ])
+        ).rows;
+        await db.query(`INSERT INTO sync_rule_mapping_source (mapping_id, expression) VALUES ($1, 'Upper(mv["cost centre"])')`, [
+          mappingId,
+        ]);
         const rename = await call('put', `${ATTRS}/${costCentre}`, { name: 'Cost Center' });
         expectFields(rename, 'name');
         expect(rename.body.validationErrors.name.join(' ')).toMatch(/HR users/);
@@ -415,15 +598,20 @@ describe('metaverse schema (/api/v1/metaverse/object-types, /attributes)', () =>
         await db.query('UPDATE sync_rule_mapping SET target_metaverse_attribute_id = $2 WHERE id = $1', [mappingId, costCentre]);
         expectError(await call('delete', `${ATTRS}/${costCentre}`), 409, 'CONFLICT');
         await db.query('DELETE FROM sync_rule_mapping WHERE id = $1', [mappingId]);
-        await db.query(`INSERT INTO sync_rule_matching_rule (sync_rule_id, connected_system_attribute_ids, metaverse_attribute_id) VALUES ($1, '{}', $2)`, [ruleId, costCentre]);
+        await db.query(
+          `INSERT INTO sync_rule_matching_rule (sync_rule_id, connected_system_attribute_ids, metaverse_attribute_id) VALUES ($1, '{}', $2)`,
+          [ruleId, costCentre],
+        );
         expectError(await call('delete', `${ATTRS}/${costCentre}`), 409, 'CONFLICT');
         // A matching rule looks the attribute up through the index: it cannot be un-indexed while used.
         await call('put', `${ATTRS}/${costCentre}`, { isIndexed: true }).expect(200);
         expectFields(await call('put', `${ATTRS}/${costCentre}`, { isIndexed: false }), 'isIndexed');
         await db.query('DELETE FROM sync_rule_matching_rule WHERE sync_rule_id = $1', [ruleId]);
         const exportRule = await syncRule('Directory out', userTypeId, 'Export');
-        await db.query(`UPDATE sync_rule SET scoping_criteria = $2 WHERE id = $1`,
-          [exportRule, JSON.stringify([{ type: 'All', criteria: [{ attributeId: costCentre, operator: 'Equals', value: 'CC-1' }] }])]);
+        await db.query(`UPDATE sync_rule SET scoping_criteria = $2 WHERE id = $1`, [
+          exportRule,
+          JSON.stringify([{ type: 'All', criteria: [{ attributeId: costCentre, operator: 'Equals', value: 'CC-1' }] }]),
+        ]);
         expectError(await call('delete', `${ATTRS}/${costCentre}`), 409, 'CONFLICT');
         await db.query('DELETE FROM sync_rule WHERE id = ANY($1)', [[ruleId, exportRule]]);
 

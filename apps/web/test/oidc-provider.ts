@@ -26,7 +26,15 @@ export async function startIdentityProvider(): Promise<TestIdentityProvider> {
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let nextAccount = 'nobody';
   const provider = new Provider(issuer, {
-    clients: [{ client_id: CLIENT_ID, token_endpoint_auth_method: 'none', redirect_uris: [REDIRECT], grant_types: ['authorization_code'], response_types: ['code'] }],
+    clients: [
+      {
+        client_id: CLIENT_ID,
+        token_endpoint_auth_method: 'none',
+        redirect_uris: [REDIRECT],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      },
+    ],
     jwks: { keys: [jwk] },
     cookies: { keys: ['meridian-test-cookie-key'] },
     ttl: { AccessToken: 300, AuthorizationCode: 60, IdToken: 300, Interaction: 300, Grant: 300, Session: 300 },
@@ -40,7 +48,13 @@ export async function startIdentityProvider(): Promise<TestIdentityProvider> {
         useGrantedResource: async () => true,
         getResourceServerInfo: async (_ctx, indicator) => {
           if (indicator !== RESOURCE) throw new oidcErrors.InvalidTarget();
-          return { scope: 'api:read api:write', audience: RESOURCE, accessTokenFormat: 'jwt', accessTokenTTL: 300, jwt: { sign: { alg: 'RS256' } } };
+          return {
+            scope: 'api:read api:write',
+            audience: RESOURCE,
+            accessTokenFormat: 'jwt',
+            accessTokenTTL: 300,
+            jwt: { sign: { alg: 'RS256' } },
+          };
         },
       },
     },
@@ -54,7 +68,12 @@ export async function startIdentityProvider(): Promise<TestIdentityProvider> {
       const grant = new provider.Grant({ accountId: nextAccount, clientId: details.params.client_id as string });
       grant.addOIDCScope('openid');
       grant.addResourceScope(RESOURCE, 'api:read api:write');
-      return provider.interactionFinished(req, res, { login: { accountId: nextAccount }, consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: false });
+      return provider.interactionFinished(
+        req,
+        res,
+        { login: { accountId: nextAccount }, consent: { grantId: await grant.save() } },
+        { mergeWithLastSubmission: false },
+      );
     }
     return callback(req, res);
   });
@@ -64,10 +83,15 @@ export async function startIdentityProvider(): Promise<TestIdentityProvider> {
   async function accessTokenFor(subject: string): Promise<string> {
     nextAccount = subject;
     const verifier = client.randomPKCECodeVerifier();
-    let url = client.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT, scope: 'openid api:read', resource: RESOURCE,
-      code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
-    }).toString();
+    let url = client
+      .buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT,
+        scope: 'openid api:read',
+        resource: RESOURCE,
+        code_challenge: await client.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      })
+      .toString();
     const jar = new Map<string, string>();
     for (let hops = 0; hops < 20 && !url.startsWith(REDIRECT); hops++) {
       const res = await fetch(url, { redirect: 'manual', headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } });
@@ -84,8 +108,13 @@ export async function startIdentityProvider(): Promise<TestIdentityProvider> {
     return tokens.access_token;
   }
 
-  async function sign(claims: Record<string, unknown>, options: { alg?: string; expiresIn?: string | number; typ?: string } = {}): Promise<string> {
-    const jwt = new SignJWT(claims).setProtectedHeader({ alg: options.alg ?? 'RS256', kid: 'test-key-1', typ: options.typ ?? 'at+jwt' }).setIssuedAt();
+  async function sign(
+    claims: Record<string, unknown>,
+    options: { alg?: string; expiresIn?: string | number; typ?: string } = {},
+  ): Promise<string> {
+    const jwt = new SignJWT(claims)
+      .setProtectedHeader({ alg: options.alg ?? 'RS256', kid: 'test-key-1', typ: options.typ ?? 'at+jwt' })
+      .setIssuedAt();
     if (options.expiresIn !== undefined) jwt.setExpirationTime(options.expiresIn);
     return jwt.sign(privateKey);
   }

@@ -10,14 +10,24 @@ describe('OpenAPI document and reference', () => {
     h = await startWebApp();
     doc = (await h.http.get('/api/openapi.json').expect(200)).body;
   });
-  afterAll(async () => { await h?.close(); });
+  afterAll(async () => {
+    await h?.close();
+  });
 
   it('is an OpenAPI 3 document with both credential schemes and the error body', () => {
     expect(doc.openapi).toMatch(/^3\./);
     expect(doc.info).toMatchObject({ title: 'Meridian API', version: rootPackage.version });
     expect(doc.components.securitySchemes['api-key']).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Api-Key' });
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-    expect(Object.keys(doc.components.schemas.ErrorBodyDto.properties).sort()).toEqual(['code', 'details', 'errorId', 'message', 'path', 'timestamp', 'validationErrors']);
+    expect(Object.keys(doc.components.schemas.ErrorBodyDto.properties).sort()).toEqual([
+      'code',
+      'details',
+      'errorId',
+      'message',
+      'path',
+      'timestamp',
+      'validationErrors',
+    ]);
   });
 
   it('documents every route with a success response, errors, and security unless anonymous', () => {
@@ -27,7 +37,10 @@ describe('OpenAPI document and reference', () => {
       const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
       const op = doc.paths[path]?.[route.method.toLowerCase()];
       const name = `${route.method} ${route.path}`;
-      if (!op) { problems.push(`${name}: missing`); continue; }
+      if (!op) {
+        problems.push(`${name}: missing`);
+        continue;
+      }
       const statuses = Object.keys(op.responses ?? {});
       if (!statuses.some((s) => /^2\d\d$/.test(s))) problems.push(`${name}: no success response`);
       if (!op.tags?.length) problems.push(`${name}: no tag`);
@@ -38,7 +51,8 @@ describe('OpenAPI document and reference', () => {
         const errorRef = op.responses['401']?.content?.['application/json']?.schema?.$ref;
         if (errorRef !== '#/components/schemas/ErrorBodyDto') problems.push(`${name}: 401 without the error body`);
       }
-      if (/:[A-Za-z]*[iI]d(\/|$)/.test(route.path) && !statuses.includes('400') && route.access?.kind !== 'public') problems.push(`${name}: path parameter without 400`);
+      if (/:[A-Za-z]*[iI]d(\/|$)/.test(route.path) && !statuses.includes('400') && route.access?.kind !== 'public')
+        problems.push(`${name}: path parameter without 400`);
     }
     expect(problems).toEqual([]);
   });

@@ -23,12 +23,20 @@ async function admin(url: string, sql: string): Promise<void> {
 describe('readiness', () => {
   describe('with every dependency up', () => {
     let h: WebHarness;
-    beforeAll(async () => { h = await startWebApp(); });
-    afterAll(async () => { await h?.close(); });
+    beforeAll(async () => {
+      h = await startWebApp();
+    });
+    afterAll(async () => {
+      await h?.close();
+    });
 
     it('is ready, alive and healthy, and reports the product version', async () => {
       const ready = await h.http.get('/api/v1/health/ready').expect(200);
-      expect(ready.body).toMatchObject({ status: 'ready', reasons: [], checks: { database: 'ok', migrations: 'ok', redis: 'ok', maintenance: 'ok' } });
+      expect(ready.body).toMatchObject({
+        status: 'ready',
+        reasons: [],
+        checks: { database: 'ok', migrations: 'ok', redis: 'ok', maintenance: 'ok' },
+      });
       expect((await h.http.get('/api/v1/health/live').expect(200)).body.status).toBe('alive');
       const version = await h.http.get('/api/v1/health/version').expect(200);
       expect(version.body).toEqual({ product: 'Meridian', version: rootPackage.version });
@@ -37,7 +45,10 @@ describe('readiness', () => {
 
     it('answers not_ready with a reason when the database stops accepting connections, and recovers', async () => {
       await admin(h.db.url, `ALTER DATABASE "${h.db.name}" ALLOW_CONNECTIONS false`);
-      await admin(h.db.url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${h.db.name}' AND pid <> pg_backend_pid()`);
+      await admin(
+        h.db.url,
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${h.db.name}' AND pid <> pg_backend_pid()`,
+      );
       try {
         const res = await h.http.get('/api/v1/health/ready').expect(503);
         expect(res.body.status).toBe('not_ready');
@@ -76,7 +87,10 @@ describe('readiness', () => {
       await ds.undoLastMigration();
       await ds.destroy();
       const config = loadConfig('web', h.env.env);
-      const app = await createWebApp(config, createServiceLogger({ service: 'web', logDir: config.logDir, level: 'Fatal', console: false }));
+      const app = await createWebApp(
+        config,
+        createServiceLogger({ service: 'web', logDir: config.logDir, level: 'Fatal', console: false }),
+      );
       try {
         const res = await request(app.getHttpServer()).get('/api/v1/health/ready').expect(503);
         expect(res.body.checks.migrations).toBe('failed');

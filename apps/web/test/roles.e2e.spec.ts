@@ -6,7 +6,11 @@ import { startWebApp, WebHarness } from './harness';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const BASE = '/api/v1/roles';
 
-interface Res { status: number; body: any; headers: Record<string, string> }
+interface Res {
+  status: number;
+  body: any;
+  headers: Record<string, string>;
+}
 
 function expectError(res: Res, status: number, code: string): void {
   expect({ status: res.status, code: res.body.code }).toEqual({ status, code });
@@ -27,17 +31,33 @@ describe('roles (/api/v1/roles)', () => {
     return body === undefined ? req : req.send(body);
   };
   const createObject = async (objectType: string, attributes: Record<string, unknown>) =>
-    (await call('post', '/api/v1/metaverse/objects', { objectType, attributes }).expect(201)).body as { id: string; displayName: string | null };
+    (await call('post', '/api/v1/metaverse/objects', { objectType, attributes }).expect(201)).body as {
+      id: string;
+      displayName: string | null;
+    };
   const memberIds = async (roleId: number) =>
-    (await db.query('SELECT metaverse_object_id FROM role_member WHERE role_id = $1 ORDER BY metaverse_object_id', [roleId])).rows.map((r) => r.metaverse_object_id);
+    (await db.query('SELECT metaverse_object_id FROM role_member WHERE role_id = $1 ORDER BY metaverse_object_id', [roleId])).rows.map(
+      (r) => r.metaverse_object_id,
+    );
   const roleActivities = async () => (await db.query(`SELECT * FROM activity WHERE target_type = 'Role' ORDER BY created, id`)).rows;
 
   beforeAll(async () => {
     idp = await startIdentityProvider();
-    h = await startWebApp({ OIDC_AUTHORITY: idp.issuer, OIDC_CLIENT_ID: CLIENT_ID, OIDC_AUDIENCE: RESOURCE, OIDC_ALLOW_INSECURE_HTTP: 'true' });
+    h = await startWebApp({
+      OIDC_AUTHORITY: idp.issuer,
+      OIDC_CLIENT_ID: CLIENT_ID,
+      OIDC_AUDIENCE: RESOURCE,
+      OIDC_ALLOW_INSECURE_HTTP: 'true',
+    });
     db = new Client({ connectionString: h.db.url });
     await db.connect();
-    operator = (await h.http.post('/api/v1/apikeys').set('X-Api-Key', h.adminKey).send({ name: 'Role operator', roles: ['Administrator'] }).expect(201)).body;
+    operator = (
+      await h.http
+        .post('/api/v1/apikeys')
+        .set('X-Api-Key', h.adminKey)
+        .send({ name: 'Role operator', roles: ['Administrator'] })
+        .expect(201)
+    ).body;
     adminRoleId = (await db.query(`SELECT id FROM role WHERE name = 'Administrator'`)).rows[0].id;
   });
   afterAll(async () => {
@@ -48,7 +68,9 @@ describe('roles (/api/v1/roles)', () => {
 
   it('lists the built-in Administrator role', async () => {
     const res = await call('get', BASE).expect(200);
-    expect(res.body).toEqual([{ id: adminRoleId, name: 'Administrator', description: expect.any(String), isBuiltIn: true, memberCount: 0 }]);
+    expect(res.body).toEqual([
+      { id: adminRoleId, name: 'Administrator', description: expect.any(String), isBuiltIn: true, memberCount: 0 },
+    ]);
     expect((await call('get', `${BASE}/${adminRoleId}`).expect(200)).body).toEqual(res.body[0]);
     expect((await call('get', `${BASE}/${adminRoleId}/members`).expect(200)).body).toEqual([]);
   });
@@ -90,11 +112,25 @@ describe('roles (/api/v1/roles)', () => {
 
       const activities = (await roleActivities()).slice(before);
       expect(activities).toHaveLength(1);
-      expect(activities[0]).toMatchObject({ target_type: 'Role', target_operation_type: 'Update', target_id: String(adminRoleId), target_name: 'Administrator',
-        initiated_by_type: 'ApiKey', initiated_by_id: operator.id, initiated_by_name: 'Role operator', status: 'Complete', details: { added: ada.id } });
+      expect(activities[0]).toMatchObject({
+        target_type: 'Role',
+        target_operation_type: 'Update',
+        target_id: String(adminRoleId),
+        target_name: 'Administrator',
+        initiated_by_type: 'ApiKey',
+        initiated_by_id: operator.id,
+        initiated_by_name: 'Role operator',
+        status: 'Complete',
+        details: { added: ada.id },
+      });
       expect(activities[0].message).toContain('Ada Lovelace');
       const api = await call('get', `/api/v1/activities/${activities[0].id}`).expect(200);
-      expect(api.body).toMatchObject({ targetType: 'Role', targetName: 'Administrator', initiatedByType: 'ApiKey', initiatedByName: 'Role operator' });
+      expect(api.body).toMatchObject({
+        targetType: 'Role',
+        targetName: 'Administrator',
+        initiatedByType: 'ApiKey',
+        initiatedByName: 'Role operator',
+      });
     });
 
     it('adding a member twice (or in upper case) is harmless and records nothing more', async () => {
@@ -148,7 +184,12 @@ describe('roles (/api/v1/roles)', () => {
       expect(await memberIds(adminRoleId)).toEqual([grace.id]);
       const activities = (await roleActivities()).slice(before);
       expect(activities).toHaveLength(1);
-      expect(activities[0]).toMatchObject({ target_type: 'Role', target_name: 'Administrator', initiated_by_name: 'Role operator', details: { removed: ada.id } });
+      expect(activities[0]).toMatchObject({
+        target_type: 'Role',
+        target_name: 'Administrator',
+        initiated_by_name: 'Role operator',
+        details: { removed: ada.id },
+      });
       expect((await call('get', `${BASE}/${adminRoleId}`).expect(200)).body.memberCount).toBe(1);
     });
 
@@ -167,22 +208,34 @@ describe('roles (/api/v1/roles)', () => {
       await call('post', `${BASE}/${adminRoleId}/members`, { metaverseObjectId: temp.id }).expect(201);
       await db.query('DELETE FROM metaverse_object WHERE id = $1', [temp.id]);
       expect(await memberIds(adminRoleId)).toEqual([grace.id]);
-      expect((await call('get', `${BASE}/${adminRoleId}/members`).expect(200)).body.map((m: { metaverseObjectId: string }) => m.metaverseObjectId)).toEqual([grace.id]);
+      expect(
+        (await call('get', `${BASE}/${adminRoleId}/members`).expect(200)).body.map(
+          (m: { metaverseObjectId: string }) => m.metaverseObjectId,
+        ),
+      ).toEqual([grace.id]);
     });
   });
 
   describe('signing in with OIDC', () => {
-    const bearer = async (subject: string) => `Bearer ${await idp.sign({ sub: subject, iss: idp.issuer, aud: RESOURCE }, { expiresIn: '5m' })}`;
+    const bearer = async (subject: string) =>
+      `Bearer ${await idp.sign({ sub: subject, iss: idp.issuer, aud: RESOURCE }, { expiresIn: '5m' })}`;
 
     it('makes a member of the Administrator role an administrator, and removing the membership takes it away', async () => {
       const olivia = await createObject('User', { 'Display Name': 'Olivia Operator', 'Subject Identifier': 'olivia' });
       const token = await bearer('olivia');
-      expect((await h.http.get('/api/v1/userinfo').set('Authorization', token).expect(200)).body)
-        .toMatchObject({ authorised: true, isAdministrator: false, roles: [], metaverseObjectId: olivia.id });
+      expect((await h.http.get('/api/v1/userinfo').set('Authorization', token).expect(200)).body).toMatchObject({
+        authorised: true,
+        isAdministrator: false,
+        roles: [],
+        metaverseObjectId: olivia.id,
+      });
       expectError(await h.http.get(BASE).set('Authorization', token), 403, 'FORBIDDEN');
 
       await call('post', `${BASE}/${adminRoleId}/members`, { metaverseObjectId: olivia.id }).expect(201);
-      expect((await h.http.get('/api/v1/userinfo').set('Authorization', token).expect(200)).body).toMatchObject({ isAdministrator: true, roles: ['Administrator'] });
+      expect((await h.http.get('/api/v1/userinfo').set('Authorization', token).expect(200)).body).toMatchObject({
+        isAdministrator: true,
+        roles: ['Administrator'],
+      });
       await h.http.get(BASE).set('Authorization', token).expect(200);
 
       // Olivia removes someone else: the activity names her as a User.
@@ -190,10 +243,18 @@ describe('roles (/api/v1/roles)', () => {
       await call('post', `${BASE}/${adminRoleId}/members`, { metaverseObjectId: other.id }).expect(201);
       await h.http.delete(`${BASE}/${adminRoleId}/members/${other.id}`).set('Authorization', token).expect(204);
       const [last] = (await roleActivities()).slice(-1);
-      expect(last).toMatchObject({ initiated_by_type: 'User', initiated_by_id: olivia.id, initiated_by_name: 'Olivia Operator', details: { removed: other.id } });
+      expect(last).toMatchObject({
+        initiated_by_type: 'User',
+        initiated_by_id: olivia.id,
+        initiated_by_name: 'Olivia Operator',
+        details: { removed: other.id },
+      });
 
       await call('delete', `${BASE}/${adminRoleId}/members/${olivia.id}`).expect(204);
-      expect((await h.http.get('/api/v1/userinfo').set('Authorization', token).expect(200)).body).toMatchObject({ isAdministrator: false, roles: [] });
+      expect((await h.http.get('/api/v1/userinfo').set('Authorization', token).expect(200)).body).toMatchObject({
+        isAdministrator: false,
+        roles: [],
+      });
       expectError(await h.http.get(BASE).set('Authorization', token), 403, 'FORBIDDEN');
     });
 
@@ -205,11 +266,14 @@ describe('roles (/api/v1/roles)', () => {
         const token = await bearer('long');
         const res = await h.http.put('/api/v1/service-settings/Sync.PageSize').set('Authorization', token).send({ value: 900 });
         expect(res.status).toBe(200);
-        const [activity] = (await db.query(`SELECT * FROM activity WHERE target_type = 'ServiceSetting' ORDER BY created DESC LIMIT 1`)).rows;
+        const [activity] = (await db.query(`SELECT * FROM activity WHERE target_type = 'ServiceSetting' ORDER BY created DESC LIMIT 1`))
+          .rows;
         expect(activity).toMatchObject({ initiated_by_type: 'User', initiated_by_id: long.id });
         // The name is cut to the width of the initiator columns rather than failing the change.
         expect(activity.initiated_by_name).toBe(name.slice(0, 300));
-        expect((await db.query(`SELECT last_updated_by FROM service_setting WHERE key = 'Sync.PageSize'`)).rows[0].last_updated_by).toBe(name.slice(0, 300));
+        expect((await db.query(`SELECT last_updated_by FROM service_setting WHERE key = 'Sync.PageSize'`)).rows[0].last_updated_by).toBe(
+          name.slice(0, 300),
+        );
       } finally {
         await call('delete', `${BASE}/${adminRoleId}/members/${long.id}`).expect(204);
       }
@@ -222,8 +286,11 @@ describe('roles (/api/v1/roles)', () => {
       const user = await createObject('User', { 'Display Name': 'Mallory' });
       const before = await memberIds(adminRoleId);
       for (const [method, path, body] of [
-        ['get', BASE, undefined], ['get', `${BASE}/${adminRoleId}`, undefined], ['get', `${BASE}/${adminRoleId}/members`, undefined],
-        ['post', `${BASE}/${adminRoleId}/members`, { metaverseObjectId: user.id }], ['delete', `${BASE}/${adminRoleId}/members/${before[0]}`, undefined],
+        ['get', BASE, undefined],
+        ['get', `${BASE}/${adminRoleId}`, undefined],
+        ['get', `${BASE}/${adminRoleId}/members`, undefined],
+        ['post', `${BASE}/${adminRoleId}/members`, { metaverseObjectId: user.id }],
+        ['delete', `${BASE}/${adminRoleId}/members/${before[0]}`, undefined],
       ] as const) {
         const anonymous = body === undefined ? h.http[method](path) : h.http[method](path).send(body);
         expectError(await anonymous, 401, 'UNAUTHORISED');

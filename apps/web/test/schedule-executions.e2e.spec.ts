@@ -51,20 +51,43 @@ describe('schedule executions API (spec 4.5) and POST /schedules/{id}/run', () =
 
   describe('manual run', () => {
     it('starts one Queued execution attributed to the API key, with its steps, for Manual and disabled Cron schedules alike', async () => {
-      const manual = await createSchedule({ name: 'Manual run', triggerType: 'Manual', steps: [
-        { stepIndex: 0, stepType: 'Executable', name: 'a', executablePath: 'ok.sh' },
-        { stepIndex: 1, stepType: 'Executable', name: 'b', executablePath: 'ok.sh' },
-        { stepIndex: 1, stepType: 'Executable', name: 'c', executablePath: 'ok.sh' },
-      ] });
+      const manual = await createSchedule({
+        name: 'Manual run',
+        triggerType: 'Manual',
+        steps: [
+          { stepIndex: 0, stepType: 'Executable', name: 'a', executablePath: 'ok.sh' },
+          { stepIndex: 1, stepType: 'Executable', name: 'b', executablePath: 'ok.sh' },
+          { stepIndex: 1, stepType: 'Executable', name: 'c', executablePath: 'ok.sh' },
+        ],
+      });
       const execution = await run(manual.id);
       expect(execution).toMatchObject({
-        scheduleId: manual.id, scheduleName: 'Manual run', status: 'Queued', currentStepIndex: 0, totalSteps: 2, startedAt: null, completedAt: null,
-        initiatedByType: 'ApiKey', errorMessage: null,
+        scheduleId: manual.id,
+        scheduleName: 'Manual run',
+        status: 'Queued',
+        currentStepIndex: 0,
+        totalSteps: 2,
+        startedAt: null,
+        completedAt: null,
+        initiatedByType: 'ApiKey',
+        errorMessage: null,
       });
       expect(execution.initiatedByName).toBeTruthy();
       expect(execution.steps).toEqual([
-        { stepIndex: 0, name: 'a', stepType: 'Executable', executionMode: 'Sequential', connectedSystemId: null, status: 'Pending', taskId: null, startedAt: null, completedAt: null,
-          errorMessage: null, activityId: null, activityStatus: null },
+        {
+          stepIndex: 0,
+          name: 'a',
+          stepType: 'Executable',
+          executionMode: 'Sequential',
+          connectedSystemId: null,
+          status: 'Pending',
+          taskId: null,
+          startedAt: null,
+          completedAt: null,
+          errorMessage: null,
+          activityId: null,
+          activityStatus: null,
+        },
         expect.objectContaining({ stepIndex: 1, name: 'b', executionMode: 'Sequential', status: 'Pending' }),
         expect.objectContaining({ stepIndex: 1, name: 'c', executionMode: 'ParallelWithPrevious', status: 'Pending' }),
       ]);
@@ -72,11 +95,23 @@ describe('schedule executions API (spec 4.5) and POST /schedules/{id}/run', () =
       const again = await run(manual.id);
       expect(again.id).not.toBe(execution.id);
 
-      const cron = await createSchedule({ name: 'Disabled cron', triggerType: 'Cron', patternType: 'Custom', cronExpression: '0 3 * * *', isEnabled: false });
+      const cron = await createSchedule({
+        name: 'Disabled cron',
+        triggerType: 'Cron',
+        patternType: 'Custom',
+        cronExpression: '0 3 * * *',
+        isEnabled: false,
+      });
       expect((await run(cron.id)).status).toBe('Queued');
 
       const activity = (await h.http.get(`/api/v1/activities/${execution.id}`).set(admin()).expect(200)).body;
-      expect(activity).toMatchObject({ targetType: 'ScheduleExecution', targetOperationType: 'Execute', targetName: 'Manual run', status: 'InProgress', initiatedByType: 'ApiKey' });
+      expect(activity).toMatchObject({
+        targetType: 'ScheduleExecution',
+        targetOperationType: 'Execute',
+        targetName: 'Manual run',
+        status: 'InProgress',
+        initiatedByType: 'ApiKey',
+      });
     });
 
     it('answers 404 for an unknown schedule and 400 for a malformed id', async () => {
@@ -95,29 +130,61 @@ describe('schedule executions API (spec 4.5) and POST /schedules/{id}/run', () =
       scheduleId = (await createSchedule({ name: 'Listed', triggerType: 'Manual' })).id;
       for (let i = 0; i < 3; i++) ids.push((await run(scheduleId)).id);
       // Distinct, known times and states for sorting.
-      await sql.query(`UPDATE schedule_execution SET queued_at = $2, started_at = $3, completed_at = $4, status = $5 WHERE id = $1`,
-        [ids[0], '2030-01-01T10:00:00Z', '2030-01-01T10:00:05Z', '2030-01-01T10:00:09Z', 'Completed']);
-      await sql.query(`UPDATE schedule_execution SET queued_at = $2, started_at = $3, status = $4 WHERE id = $1`, [ids[1], '2030-01-01T11:00:00Z', '2030-01-01T11:00:01Z', 'InProgress']);
+      await sql.query(`UPDATE schedule_execution SET queued_at = $2, started_at = $3, completed_at = $4, status = $5 WHERE id = $1`, [
+        ids[0],
+        '2030-01-01T10:00:00Z',
+        '2030-01-01T10:00:05Z',
+        '2030-01-01T10:00:09Z',
+        'Completed',
+      ]);
+      await sql.query(`UPDATE schedule_execution SET queued_at = $2, started_at = $3, status = $4 WHERE id = $1`, [
+        ids[1],
+        '2030-01-01T11:00:00Z',
+        '2030-01-01T11:00:01Z',
+        'InProgress',
+      ]);
       await sql.query(`UPDATE schedule_execution SET queued_at = $2 WHERE id = $1`, [ids[2], '2030-01-01T12:00:00Z']);
     });
 
-    const list = async (query: string) => (await h.http.get(`/api/v1/schedule-executions?scheduleId=${scheduleId}${query}`).set(admin()).expect(200)).body;
+    const list = async (query: string) =>
+      (await h.http.get(`/api/v1/schedule-executions?scheduleId=${scheduleId}${query}`).set(admin()).expect(200)).body;
 
     it('lists summaries newest first by default, in the paginated envelope with pageSize 20', async () => {
       const page = await list('');
       expect(page).toMatchObject({ totalCount: 3, page: 1, pageSize: 20, totalPages: 1, hasNextPage: false, hasPreviousPage: false });
       expect(page.items.map((e: { id: string }) => e.id)).toEqual([ids[2], ids[1], ids[0]]);
       expect(page.items[0].steps).toBeUndefined();
-      expect(Object.keys(page.items[0]).sort()).toEqual(['completedAt', 'currentStepIndex', 'errorMessage', 'id', 'initiatedById', 'initiatedByName', 'initiatedByType', 'queuedAt',
-        'scheduleId', 'scheduleName', 'startedAt', 'status', 'totalSteps']);
+      expect(Object.keys(page.items[0]).sort()).toEqual([
+        'completedAt',
+        'currentStepIndex',
+        'errorMessage',
+        'id',
+        'initiatedById',
+        'initiatedByName',
+        'initiatedByType',
+        'queuedAt',
+        'scheduleId',
+        'scheduleName',
+        'startedAt',
+        'status',
+        'totalSteps',
+      ]);
     });
 
     it('sorts by queuedAt, startedAt, completedAt or status in either direction (missing times last)', async () => {
       expect((await list('&sortDescending=false')).items.map((e: { id: string }) => e.id)).toEqual(ids);
       expect((await list('&sortBy=startedAt')).items.map((e: { id: string }) => e.id)).toEqual([ids[1], ids[0], ids[2]]);
-      expect((await list('&sortBy=completedAt&sortDescending=false')).items.map((e: { id: string }) => e.id)).toEqual([ids[0], ids[1], ids[2]]);
+      expect((await list('&sortBy=completedAt&sortDescending=false')).items.map((e: { id: string }) => e.id)).toEqual([
+        ids[0],
+        ids[1],
+        ids[2],
+      ]);
       expect((await list('&sortBy=completedAt')).items.map((e: { id: string }) => e.id)).toEqual([ids[0], ids[2], ids[1]]);
-      expect((await list('&sortBy=status&sortDescending=false')).items.map((e: { status: string }) => e.status)).toEqual(['Completed', 'InProgress', 'Queued']);
+      expect((await list('&sortBy=status&sortDescending=false')).items.map((e: { status: string }) => e.status)).toEqual([
+        'Completed',
+        'InProgress',
+        'Queued',
+      ]);
       const second = await list('&pageSize=2&page=2');
       expect(second).toMatchObject({ totalCount: 3, page: 2, pageSize: 2, totalPages: 2, hasPreviousPage: true, hasNextPage: false });
       expect(second.items.map((e: { id: string }) => e.id)).toEqual([ids[0]]);
@@ -145,30 +212,49 @@ describe('schedule executions API (spec 4.5) and POST /schedules/{id}/run', () =
 
     it('gets one execution with steps, and 404/400 for unknown/malformed ids', async () => {
       const detail = (await h.http.get(`/api/v1/schedule-executions/${ids[0]}`).set(admin()).expect(200)).body;
-      expect(detail).toMatchObject({ id: ids[0], status: 'Completed', queuedAt: '2030-01-01T10:00:00.000Z', completedAt: '2030-01-01T10:00:09.000Z', steps: [] });
+      expect(detail).toMatchObject({
+        id: ids[0],
+        status: 'Completed',
+        queuedAt: '2030-01-01T10:00:00.000Z',
+        completedAt: '2030-01-01T10:00:09.000Z',
+        steps: [],
+      });
       expect((await h.http.get(`/api/v1/schedule-executions/${MISSING}`).set(admin()).expect(404)).body.code).toBe('NOT_FOUND');
       expect((await h.http.get('/api/v1/schedule-executions/123').set(admin()).expect(400)).body.code).toBe('VALIDATION_ERROR');
     });
 
     it('lists active executions (Queued, InProgress, Paused) as an array, oldest first', async () => {
       await sql.query(`UPDATE schedule_execution SET status = 'Paused' WHERE id = $1`, [ids[2]]);
-      const active = (await h.http.get('/api/v1/schedule-executions/active').set(admin()).expect(200)).body as Array<{ id: string; status: string }>;
+      const active = (await h.http.get('/api/v1/schedule-executions/active').set(admin()).expect(200)).body as Array<{
+        id: string;
+        status: string;
+      }>;
       expect(Array.isArray(active)).toBe(true);
       const mine = active.filter((e) => ids.includes(e.id));
-      expect(mine.map((e) => [e.id, e.status])).toEqual([[ids[1], 'InProgress'], [ids[2], 'Paused']]);
+      expect(mine.map((e) => [e.id, e.status])).toEqual([
+        [ids[1], 'InProgress'],
+        [ids[2], 'Paused'],
+      ]);
       expect(active.every((e) => ['Queued', 'InProgress', 'Paused'].includes(e.status))).toBe(true);
     });
   });
 
   describe('cancel', () => {
     it('cancels a queued execution at once, steps included, and refuses to cancel it again (400)', async () => {
-      const schedule = await createSchedule({ name: 'Cancel queued', triggerType: 'Manual', steps: [{ stepIndex: 0, stepType: 'Executable', executablePath: 'ok.sh' }] });
+      const schedule = await createSchedule({
+        name: 'Cancel queued',
+        triggerType: 'Manual',
+        steps: [{ stepIndex: 0, stepType: 'Executable', executablePath: 'ok.sh' }],
+      });
       const execution = await run(schedule.id);
       const res = await h.http.post(`/api/v1/schedule-executions/${execution.id}/cancel`).set(admin()).expect(200);
       expect(res.body).toMatchObject({ id: execution.id, status: 'Cancelled', steps: [expect.objectContaining({ status: 'Cancelled' })] });
       expect(res.body.completedAt).not.toBeNull();
       const again = await h.http.post(`/api/v1/schedule-executions/${execution.id}/cancel`).set(admin()).expect(400);
-      expect(again.body).toMatchObject({ code: 'BAD_REQUEST', message: `Execution ${execution.id} is already Cancelled; only Queued, InProgress or Paused executions can be cancelled.` });
+      expect(again.body).toMatchObject({
+        code: 'BAD_REQUEST',
+        message: `Execution ${execution.id} is already Cancelled; only Queued, InProgress or Paused executions can be cancelled.`,
+      });
       expect((await h.http.post(`/api/v1/schedule-executions/${MISSING}/cancel`).set(admin()).expect(404)).body.code).toBe('NOT_FOUND');
       const activity = (await h.http.get(`/api/v1/activities/${execution.id}`).set(admin()).expect(200)).body;
       expect(activity.status).toBe('Cancelled');
@@ -184,13 +270,22 @@ describe('schedule executions API (spec 4.5) and POST /schedules/{id}/run', () =
         }
       })();
       try {
-        const schedule = await createSchedule({ name: 'Cancel running', triggerType: 'Manual', steps: [{ stepIndex: 0, stepType: 'Executable', name: 'sleeper', executablePath: 'sleeper.sh' }] });
+        const schedule = await createSchedule({
+          name: 'Cancel running',
+          triggerType: 'Manual',
+          steps: [{ stepIndex: 0, stepType: 'Executable', name: 'sleeper', executablePath: 'sleeper.sh' }],
+        });
         const execution = await run(schedule.id);
         const childFile = join(scripts, `child-${execution.id}.pid`);
         await waitFor(async () => existsSync(childFile) && readFileSync(childFile, 'utf8').trim() !== '');
         const running = (await h.http.get(`/api/v1/schedule-executions/${execution.id}`).set(admin()).expect(200)).body;
-        expect(running).toMatchObject({ status: 'InProgress', steps: [expect.objectContaining({ name: 'sleeper', status: 'Processing' })] });
-        const { rows: [step] } = await sql.query(`SELECT process_id FROM schedule_execution_step WHERE execution_id = $1`, [execution.id]);
+        expect(running).toMatchObject({
+          status: 'InProgress',
+          steps: [expect.objectContaining({ name: 'sleeper', status: 'Processing' })],
+        });
+        const {
+          rows: [step],
+        } = await sql.query(`SELECT process_id FROM schedule_execution_step WHERE execution_id = $1`, [execution.id]);
         const pids = [step.process_id as number, Number(readFileSync(childFile, 'utf8'))];
         expect(pids.every(alive)).toBe(true);
 

@@ -14,21 +14,37 @@ describe('Schedules: validation (400 VALIDATION_ERROR with field names)', () => 
   let existing: any;
 
   const api = (method: 'post' | 'put', path: string, body: unknown) =>
-    h.http[method](path).set('X-Api-Key', h.adminKey).send(body as object).then((r) => ({ status: r.status, body: r.body }));
+    h.http[method](path)
+      .set('X-Api-Key', h.adminKey)
+      .send(body as object)
+      .then((r) => ({ status: r.status, body: r.body }));
 
   beforeAll(async () => {
     h = await startWebApp();
     db = new Client({ connectionString: h.db.url });
     await db.connect();
     const sys = async (name: string) => {
-      const { rows: [s] } = await db.query(`INSERT INTO connected_system (name, connector_type) VALUES ($1, 'File') RETURNING id`, [name]);
-      const { rows: [p] } = await db.query(`INSERT INTO connected_system_run_profile (connected_system_id, name, run_type) VALUES ($1, 'Full import', 'FullImport') RETURNING id`, [s.id]);
+      const {
+        rows: [s],
+      } = await db.query(`INSERT INTO connected_system (name, connector_type) VALUES ($1, 'File') RETURNING id`, [name]);
+      const {
+        rows: [p],
+      } = await db.query(
+        `INSERT INTO connected_system_run_profile (connected_system_id, name, run_type) VALUES ($1, 'Full import', 'FullImport') RETURNING id`,
+        [s.id],
+      );
       return [s.id, p.id];
     };
     [systemId, profileId] = await sys('HR');
     [otherSystemId, otherProfileId] = await sys('Directory');
-    const res = await api('post', BASE, { name: 'Existing', triggerType: 'Cron', patternType: 'SpecificTimes', daysOfWeek: '1', runTimes: '09:00',
-      steps: [{ stepIndex: 0, stepType: 'Executable', executablePath: 'x.sh' }] });
+    const res = await api('post', BASE, {
+      name: 'Existing',
+      triggerType: 'Cron',
+      patternType: 'SpecificTimes',
+      daysOfWeek: '1',
+      runTimes: '09:00',
+      steps: [{ stepIndex: 0, stepType: 'Executable', executablePath: 'x.sh' }],
+    });
     expect(res.status).toBe(201);
     existing = res.body;
   });
@@ -38,7 +54,15 @@ describe('Schedules: validation (400 VALIDATION_ERROR with field names)', () => 
   });
 
   const CRON = { name: 'Valid', triggerType: 'Cron', patternType: 'SpecificTimes', daysOfWeek: '1,2,3,4,5', runTimes: '09:00,17:30' };
-  const INTERVAL = { ...CRON, patternType: 'Interval', runTimes: undefined, intervalValue: 30, intervalUnit: 'Minutes', intervalWindowStart: '08:00', intervalWindowEnd: '18:00' };
+  const INTERVAL = {
+    ...CRON,
+    patternType: 'Interval',
+    runTimes: undefined,
+    intervalValue: 30,
+    intervalUnit: 'Minutes',
+    intervalWindowStart: '08:00',
+    intervalWindowEnd: '18:00',
+  };
   const step = (s: Record<string, unknown>) => ({ ...CRON, steps: [s] });
   const RP = () => ({ stepIndex: 0, stepType: 'RunProfile', connectedSystemId: systemId, runProfileId: profileId });
 
@@ -50,7 +74,12 @@ describe('Schedules: validation (400 VALIDATION_ERROR with field names)', () => 
     ['a description of 2001 characters', () => ({ ...CRON, description: 'x'.repeat(2001) }), 'description', /at most 2000/],
     ['no triggerType', () => ({ ...CRON, triggerType: undefined }), 'triggerType', /triggerType is required: Cron or Manual/],
     ['an unknown triggerType', () => ({ ...CRON, triggerType: 'Hourly' }), 'triggerType', /Cron or Manual/],
-    ['a Cron schedule without patternType', () => ({ ...CRON, patternType: undefined }), 'patternType', /patternType is required for Cron schedules/],
+    [
+      'a Cron schedule without patternType',
+      () => ({ ...CRON, patternType: undefined }),
+      'patternType',
+      /patternType is required for Cron schedules/,
+    ],
     ['an unknown patternType', () => ({ ...CRON, patternType: 'Weekly' }), 'patternType', /SpecificTimes, Interval or Custom/],
     ['SpecificTimes without daysOfWeek', () => ({ ...CRON, daysOfWeek: undefined }), 'daysOfWeek', /required for SpecificTimes/],
     ['SpecificTimes without runTimes', () => ({ ...CRON, runTimes: null }), 'runTimes', /required for SpecificTimes/],
@@ -61,7 +90,12 @@ describe('Schedules: validation (400 VALIDATION_ERROR with field names)', () => 
     ['a run time without a leading zero', () => ({ ...CRON, runTimes: '9:00' }), 'runTimes', /'9:00' is not one/],
     ['Interval without intervalValue', () => ({ ...INTERVAL, intervalValue: undefined }), 'intervalValue', /required for Interval/],
     ['Interval without intervalUnit', () => ({ ...INTERVAL, intervalUnit: undefined }), 'intervalUnit', /required for Interval/],
-    ['Interval without a window start', () => ({ ...INTERVAL, intervalWindowStart: undefined }), 'intervalWindowStart', /required for Interval/],
+    [
+      'Interval without a window start',
+      () => ({ ...INTERVAL, intervalWindowStart: undefined }),
+      'intervalWindowStart',
+      /required for Interval/,
+    ],
     ['Interval without a window end', () => ({ ...INTERVAL, intervalWindowEnd: undefined }), 'intervalWindowEnd', /required for Interval/],
     ['Interval without days', () => ({ ...INTERVAL, daysOfWeek: undefined }), 'daysOfWeek', /required for Interval/],
     ['intervalValue 0', () => ({ ...INTERVAL, intervalValue: 0 }), 'intervalValue', /from 1 to 59/],
@@ -70,40 +104,132 @@ describe('Schedules: validation (400 VALIDATION_ERROR with field names)', () => 
     ['intervalUnit Days', () => ({ ...INTERVAL, intervalUnit: 'Days' }), 'intervalUnit', /Minutes or Hours/],
     ['a window start that is not HH:mm', () => ({ ...INTERVAL, intervalWindowStart: '8:00' }), 'intervalWindowStart', /HH:mm/],
     ['a window end that is not HH:mm', () => ({ ...INTERVAL, intervalWindowEnd: '18:00:00' }), 'intervalWindowEnd', /HH:mm/],
-    ['a window end before its start', () => ({ ...INTERVAL, intervalWindowStart: '18:00', intervalWindowEnd: '08:00' }), 'intervalWindowEnd', /later than intervalWindowStart/],
+    [
+      'a window end before its start',
+      () => ({ ...INTERVAL, intervalWindowStart: '18:00', intervalWindowEnd: '08:00' }),
+      'intervalWindowEnd',
+      /later than intervalWindowStart/,
+    ],
     ['Custom without cronExpression', () => ({ ...CRON, patternType: 'Custom' }), 'cronExpression', /required for Custom/],
-    ['Custom with an hour out of range', () => ({ ...CRON, patternType: 'Custom', cronExpression: '0 25 * * *' }), 'cronExpression', /the hour field '25' is out of range 0-23/],
-    ['Custom with seconds (6 fields)', () => ({ ...CRON, patternType: 'Custom', cronExpression: '0 0 9 * * 1' }), 'cronExpression', /has 6 fields.*exactly 5.*seconds/],
+    [
+      'Custom with an hour out of range',
+      () => ({ ...CRON, patternType: 'Custom', cronExpression: '0 25 * * *' }),
+      'cronExpression',
+      /the hour field '25' is out of range 0-23/,
+    ],
+    [
+      'Custom with seconds (6 fields)',
+      () => ({ ...CRON, patternType: 'Custom', cronExpression: '0 0 9 * * 1' }),
+      'cronExpression',
+      /has 6 fields.*exactly 5.*seconds/,
+    ],
     ['Custom with 4 fields', () => ({ ...CRON, patternType: 'Custom', cronExpression: '0 9 * *' }), 'cronExpression', /has 4 fields/],
-    ['Custom that never fires', () => ({ ...CRON, patternType: 'Custom', cronExpression: '0 0 30 2 *' }), 'cronExpression', /never matches a date/],
+    [
+      'Custom that never fires',
+      () => ({ ...CRON, patternType: 'Custom', cronExpression: '0 0 30 2 *' }),
+      'cronExpression',
+      /never matches a date/,
+    ],
     ['an unknown time zone', () => ({ ...CRON, timeZone: 'Europe/Atlantis' }), 'timeZone', /not an IANA time zone/],
     ['isEnabled as text', () => ({ ...CRON, isEnabled: 'yes' }), 'isEnabled', /true or false/],
     ['an unknown field', () => ({ ...CRON, color: 'red' }), 'color', /not a known field/],
     ['steps that are not an array', () => ({ ...CRON, steps: {} }), 'steps', /array/],
     ['a step without stepType', () => step({ stepIndex: 0 }), 'steps[0].stepType', /RunProfile, PowerShell, Executable, SqlScript/],
-    ['a step without stepIndex', () => step({ stepType: 'Executable', executablePath: 'x.sh' }), 'steps[0].stepIndex', /whole number from 0/],
+    [
+      'a step without stepIndex',
+      () => step({ stepType: 'Executable', executablePath: 'x.sh' }),
+      'steps[0].stepIndex',
+      /whole number from 0/,
+    ],
     ['a gap in step indices', () => ({ ...CRON, steps: [RP(), { ...RP(), stepIndex: 2 }] }), 'steps[1].stepIndex', /leaves a gap/],
     ['an unknown step field', () => step({ ...RP(), shell: 'bash' }), 'steps[0].shell', /not a known field/],
     ['timeoutSeconds 0', () => step({ ...RP(), timeoutSeconds: 0 }), 'steps[0].timeoutSeconds', /from 1 to 86400/],
     ['timeoutSeconds 86401', () => step({ ...RP(), timeoutSeconds: 86_401 }), 'steps[0].timeoutSeconds', /from 1 to 86400/],
-    ['a RunProfile step without connectedSystemId', () => step({ ...RP(), connectedSystemId: undefined }), 'steps[0].connectedSystemId', /required for RunProfile/],
-    ['a RunProfile step without runProfileId', () => step({ ...RP(), runProfileId: undefined }), 'steps[0].runProfileId', /required for RunProfile/],
-    ['a connected system that does not exist', () => step({ ...RP(), connectedSystemId: 999_999 }), 'steps[0].connectedSystemId', /connected system 999999 does not exist/],
-    ['a run profile that does not exist', () => step({ ...RP(), runProfileId: 999_999 }), 'steps[0].runProfileId', /run profile 999999 does not exist/],
-    ['a run profile of another system', () => step({ ...RP(), runProfileId: otherProfileId }), 'steps[0].runProfileId',
-      () => new RegExp(`run profile ${otherProfileId} belongs to connected system ${otherSystemId}, not ${systemId}`)],
-    ['an Executable step without executablePath', () => step({ stepIndex: 0, stepType: 'Executable' }), 'steps[0].executablePath', /required for Executable/],
-    ['an absolute executable', () => step({ stepIndex: 0, stepType: 'Executable', executablePath: '/bin/sh' }), 'steps[0].executablePath', /not absolute/],
-    ['an executable escaping the scripts root', () => step({ stepIndex: 0, stepType: 'Executable', executablePath: '../../bin/sh' }), 'steps[0].executablePath', /"\.\." segments/],
-    ['a working directory escaping the scripts root', () => step({ stepIndex: 0, stepType: 'Executable', executablePath: 'x', workingDirectory: 'a/../..' }),
-      'steps[0].workingDirectory', /"\.\." segments/],
-    ['a PowerShell step without scriptPath', () => step({ stepIndex: 0, stepType: 'PowerShell', arguments: '-x' }), 'steps[0].scriptPath', /required for PowerShell/],
-    ['a SqlScript step without a connection string', () => step({ stepIndex: 0, stepType: 'SqlScript', sqlScriptPath: 'a.sql' }), 'steps[0].sqlConnectionString', /required for SqlScript/],
-    ['a SqlScript step without a script', () => step({ stepIndex: 0, stepType: 'SqlScript', sqlConnectionString: 'postgres://db/hr' }), 'steps[0].sqlScriptPath', /required for SqlScript/],
-    ['an unsupported database', () => step({ stepIndex: 0, stepType: 'SqlScript', sqlConnectionString: 'sqlserver://sa:pw@db/hr', sqlScriptPath: 'a.sql' }),
-      'steps[0].sqlConnectionString', /scheme 'sqlserver' is not supported/],
+    [
+      'a RunProfile step without connectedSystemId',
+      () => step({ ...RP(), connectedSystemId: undefined }),
+      'steps[0].connectedSystemId',
+      /required for RunProfile/,
+    ],
+    [
+      'a RunProfile step without runProfileId',
+      () => step({ ...RP(), runProfileId: undefined }),
+      'steps[0].runProfileId',
+      /required for RunProfile/,
+    ],
+    [
+      'a connected system that does not exist',
+      () => step({ ...RP(), connectedSystemId: 999_999 }),
+      'steps[0].connectedSystemId',
+      /connected system 999999 does not exist/,
+    ],
+    [
+      'a run profile that does not exist',
+      () => step({ ...RP(), runProfileId: 999_999 }),
+      'steps[0].runProfileId',
+      /run profile 999999 does not exist/,
+    ],
+    [
+      'a run profile of another system',
+      () => step({ ...RP(), runProfileId: otherProfileId }),
+      'steps[0].runProfileId',
+      () => new RegExp(`run profile ${otherProfileId} belongs to connected system ${otherSystemId}, not ${systemId}`),
+    ],
+    [
+      'an Executable step without executablePath',
+      () => step({ stepIndex: 0, stepType: 'Executable' }),
+      'steps[0].executablePath',
+      /required for Executable/,
+    ],
+    [
+      'an absolute executable',
+      () => step({ stepIndex: 0, stepType: 'Executable', executablePath: '/bin/sh' }),
+      'steps[0].executablePath',
+      /not absolute/,
+    ],
+    [
+      'an executable escaping the scripts root',
+      () => step({ stepIndex: 0, stepType: 'Executable', executablePath: '../../bin/sh' }),
+      'steps[0].executablePath',
+      /"\.\." segments/,
+    ],
+    [
+      'a working directory escaping the scripts root',
+      () => step({ stepIndex: 0, stepType: 'Executable', executablePath: 'x', workingDirectory: 'a/../..' }),
+      'steps[0].workingDirectory',
+      /"\.\." segments/,
+    ],
+    [
+      'a PowerShell step without scriptPath',
+      () => step({ stepIndex: 0, stepType: 'PowerShell', arguments: '-x' }),
+      'steps[0].scriptPath',
+      /required for PowerShell/,
+    ],
+    [
+      'a SqlScript step without a connection string',
+      () => step({ stepIndex: 0, stepType: 'SqlScript', sqlScriptPath: 'a.sql' }),
+      'steps[0].sqlConnectionString',
+      /required for SqlScript/,
+    ],
+    [
+      'a SqlScript step without a script',
+      () => step({ stepIndex: 0, stepType: 'SqlScript', sqlConnectionString: 'postgres://db/hr' }),
+      'steps[0].sqlScriptPath',
+      /required for SqlScript/,
+    ],
+    [
+      'an unsupported database',
+      () => step({ stepIndex: 0, stepType: 'SqlScript', sqlConnectionString: 'sqlserver://sa:pw@db/hr', sqlScriptPath: 'a.sql' }),
+      'steps[0].sqlConnectionString',
+      /scheme 'sqlserver' is not supported/,
+    ],
     ['a field another step type uses', () => step({ ...RP(), scriptPath: 'a.ps1' }), 'steps[0].scriptPath', /not used by RunProfile steps/],
-    ['an unknown executionMode', () => step({ ...RP(), executionMode: 'Parallel' }), 'steps[0].executionMode', /Sequential or ParallelWithPrevious/],
+    [
+      'an unknown executionMode',
+      () => step({ ...RP(), executionMode: 'Parallel' }),
+      'steps[0].executionMode',
+      /Sequential or ParallelWithPrevious/,
+    ],
   ])('POST with %s → 400 naming the field', async (_, body, field, message) => {
     const res = await api('post', BASE, body());
     expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
@@ -118,9 +244,18 @@ describe('Schedules: validation (400 VALIDATION_ERROR with field names)', () => 
     ['a null isEnabled', () => ({ isEnabled: null }), 'isEnabled', /true or false/],
     ['removing a required pattern field of a Cron schedule', () => ({ runTimes: null }), 'runTimes', /required for SpecificTimes/],
     ['switching to Interval without its fields', () => ({ patternType: 'Interval' }), 'intervalValue', /required for Interval/],
-    ['a step id that is not one of this schedule', () => ({ steps: [{ id: '6f1d7c1e-8d0a-4b59-9a43-2f1d5c0b9e77', stepIndex: 0, stepType: 'Executable', executablePath: 'x' }] }),
-      'steps[0].id', /not a step of this schedule/],
-    ['the same step twice', () => ({ steps: [existing.steps[0], { ...existing.steps[0], stepIndex: 1 }] }), 'steps[1].id', /repeats the id of steps\[0\]/],
+    [
+      'a step id that is not one of this schedule',
+      () => ({ steps: [{ id: '6f1d7c1e-8d0a-4b59-9a43-2f1d5c0b9e77', stepIndex: 0, stepType: 'Executable', executablePath: 'x' }] }),
+      'steps[0].id',
+      /not a step of this schedule/,
+    ],
+    [
+      'the same step twice',
+      () => ({ steps: [existing.steps[0], { ...existing.steps[0], stepIndex: 1 }] }),
+      'steps[1].id',
+      /repeats the id of steps\[0\]/,
+    ],
   ])('PUT with %s → 400 naming the field', async (_, body, field, message) => {
     const res = await api('put', `${BASE}/${existing.id}`, body());
     expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
@@ -129,10 +264,23 @@ describe('Schedules: validation (400 VALIDATION_ERROR with field names)', () => 
   });
 
   it('reports every problem of a body at once and changes nothing', async () => {
-    const res = await api('put', `${BASE}/${existing.id}`, { name: '', daysOfWeek: '9', timeZone: 'Nowhere/Land', steps: [{ stepIndex: 0, stepType: 'RunProfile' }] });
+    const res = await api('put', `${BASE}/${existing.id}`, {
+      name: '',
+      daysOfWeek: '9',
+      timeZone: 'Nowhere/Land',
+      steps: [{ stepIndex: 0, stepType: 'RunProfile' }],
+    });
     expect(res.status).toBe(400);
-    expect(Object.keys(res.body.validationErrors).sort()).toEqual(['daysOfWeek', 'name', 'steps[0].connectedSystemId', 'steps[0].runProfileId', 'timeZone']);
-    const { rows: [s] } = await db.query(`SELECT name, days_of_week, time_zone FROM schedule WHERE id = $1`, [existing.id]);
+    expect(Object.keys(res.body.validationErrors).sort()).toEqual([
+      'daysOfWeek',
+      'name',
+      'steps[0].connectedSystemId',
+      'steps[0].runProfileId',
+      'timeZone',
+    ]);
+    const {
+      rows: [s],
+    } = await db.query(`SELECT name, days_of_week, time_zone FROM schedule WHERE id = $1`, [existing.id]);
     expect(s).toEqual({ name: 'Existing', days_of_week: '1', time_zone: 'UTC' });
     expect((await db.query(`SELECT count(*)::int AS n FROM schedule_step WHERE schedule_id = $1`, [existing.id])).rows[0].n).toBe(1);
   });

@@ -7,8 +7,12 @@ import { startWebApp, WebHarness } from './harness';
 
 describe('unexpected server errors', () => {
   let h: WebHarness;
-  beforeAll(async () => { h = await startWebApp(); });
-  afterAll(async () => { await h?.close(); });
+  beforeAll(async () => {
+    h = await startWebApp();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
 
   it('answer 500 INTERNAL_ERROR with an error id that is in the log, and no stack trace or SQL', async () => {
     // Break the database behind the service's back so the next probe insert fails unexpectedly.
@@ -29,7 +33,9 @@ describe('unexpected server errors', () => {
 
     const line = await waitFor(async () => {
       for (const f of readdirSync(h.env.logDir).filter((n) => n.startsWith('web-'))) {
-        const hit = readFileSync(join(h.env.logDir, f), 'utf8').split('\n').find((l) => l.includes(res.body.errorId));
+        const hit = readFileSync(join(h.env.logDir, f), 'utf8')
+          .split('\n')
+          .find((l) => l.includes(res.body.errorId));
         if (hit) return JSON.parse(hit);
       }
       return null;
@@ -43,13 +49,16 @@ describe('unexpected server errors', () => {
     const server = h.app.getHttpServer();
     if (!server.listening) await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const { port } = server.address() as { port: number };
-    const raw = (payload: string) => new Promise<string>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1', () => socket.end(payload));
-      let data = '';
-      socket.on('data', (d) => { data += String(d); });
-      socket.on('end', () => resolve(data));
-      socket.on('error', reject);
-    });
+    const raw = (payload: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.end(payload));
+        let data = '';
+        socket.on('data', (d) => {
+          data += String(d);
+        });
+        socket.on('end', () => resolve(data));
+        socket.on('error', reject);
+      });
     const big = await raw(`GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(big).toMatch(/^HTTP\/1\.1 431 /);
     expect(JSON.parse(big.split('\r\n\r\n')[1])).toMatchObject({ code: 'BAD_REQUEST', message: 'The request headers are too large.' });
@@ -63,8 +72,10 @@ describe('unexpected server errors', () => {
     await h.http.get('/api/v1/userinfo').set('X-Api-Key', created.body.key).expect(200);
     await h.http.get('/api/v1/userinfo').set('X-Api-Key', `${created.body.key}x`).expect(401);
     await new Promise((r) => setTimeout(r, 300));
-    const all = readdirSync(h.env.logDir).filter((n) => n.endsWith('.log') || /\.log\.\d+$/.test(n))
-      .map((f) => readFileSync(join(h.env.logDir, f), 'utf8')).join('\n');
+    const all = readdirSync(h.env.logDir)
+      .filter((n) => n.endsWith('.log') || /\.log\.\d+$/.test(n))
+      .map((f) => readFileSync(join(h.env.logDir, f), 'utf8'))
+      .join('\n');
     expect(all.length).toBeGreaterThan(0);
     expect(all).not.toContain(created.body.key);
     expect(all).not.toContain(h.adminKey);

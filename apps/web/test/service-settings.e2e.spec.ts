@@ -5,7 +5,11 @@ import { startWebApp, WebHarness } from './harness';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const BASE = '/api/v1/service-settings';
 
-interface Res { status: number; body: any; headers: Record<string, string> }
+interface Res {
+  status: number;
+  body: any;
+  headers: Record<string, string>;
+}
 
 function expectError(res: Res, status: number, code: string): void {
   expect({ status: res.status, code: res.body.code }).toEqual({ status, code });
@@ -15,10 +19,19 @@ function expectError(res: Res, status: number, code: string): void {
 }
 
 const KNOWN = [
-  'Sync.PageSize', 'History.RetentionPeriod', 'History.CleanupBatchSize', 'ChangeTracking.CsoChanges.Enabled',
-  'ChangeTracking.MvoChanges.Enabled', 'Maintenance.IsEnabled', 'Security.RateLimiting.AuthenticatedRequestsPerMinute',
-  'Security.RateLimiting.UnauthenticatedRequestsPerMinute', 'Export.MaxRetries', 'Worker.StaleTaskTimeout',
-  'Logging.MinimumLevel', 'Logging.Directory', 'Sso.Authority',
+  'Sync.PageSize',
+  'History.RetentionPeriod',
+  'History.CleanupBatchSize',
+  'ChangeTracking.CsoChanges.Enabled',
+  'ChangeTracking.MvoChanges.Enabled',
+  'Maintenance.IsEnabled',
+  'Security.RateLimiting.AuthenticatedRequestsPerMinute',
+  'Security.RateLimiting.UnauthenticatedRequestsPerMinute',
+  'Export.MaxRetries',
+  'Worker.StaleTaskTimeout',
+  'Logging.MinimumLevel',
+  'Logging.Directory',
+  'Sso.Authority',
 ];
 
 describe('service settings (/api/v1/service-settings)', () => {
@@ -28,16 +41,27 @@ describe('service settings (/api/v1/service-settings)', () => {
   let operator: { id: string; key: string; name: string };
 
   const get = (key: string, apiKey = operator.key) => h.http.get(`${BASE}/${key}`).set('X-Api-Key', apiKey);
-  const put = (key: string, body: unknown, apiKey = operator.key) => h.http.put(`${BASE}/${key}`).set('X-Api-Key', apiKey).send(body as object);
+  const put = (key: string, body: unknown, apiKey = operator.key) =>
+    h.http
+      .put(`${BASE}/${key}`)
+      .set('X-Api-Key', apiKey)
+      .send(body as object);
   const revert = (key: string, apiKey = operator.key) => h.http.delete(`${BASE}/${key}`).set('X-Api-Key', apiKey);
   const stored = async (key: string) => (await db.query('SELECT * FROM service_setting WHERE key = $1', [key])).rows[0];
-  const settingActivities = async () => Number((await db.query(`SELECT count(*) FROM activity WHERE target_type = 'ServiceSetting'`)).rows[0].count);
+  const settingActivities = async () =>
+    Number((await db.query(`SELECT count(*) FROM activity WHERE target_type = 'ServiceSetting'`)).rows[0].count);
 
   beforeAll(async () => {
     h = await startWebApp();
     db = new Client({ connectionString: h.db.url });
     await db.connect();
-    operator = (await h.http.post('/api/v1/apikeys').set('X-Api-Key', h.adminKey).send({ name: 'Settings operator', roles: ['Administrator'] }).expect(201)).body;
+    operator = (
+      await h.http
+        .post('/api/v1/apikeys')
+        .set('X-Api-Key', h.adminKey)
+        .send({ name: 'Settings operator', roles: ['Administrator'] })
+        .expect(201)
+    ).body;
   });
   afterAll(async () => {
     await db?.end();
@@ -49,21 +73,57 @@ describe('service settings (/api/v1/service-settings)', () => {
       const res = await h.http.get(BASE).set('X-Api-Key', operator.key).expect(200);
       expect(res.body.map((s: { key: string }) => s.key).sort()).toEqual([...KNOWN].sort());
       for (const s of res.body) {
-        expect(Object.keys(s).sort()).toEqual(['allowedValues', 'category', 'defaultValue', 'description', 'effectiveValue', 'isDefault', 'isReadOnly',
-          'key', 'lastUpdated', 'lastUpdatedBy', 'maximum', 'minimum', 'value', 'valueType'].sort());
+        expect(Object.keys(s).sort()).toEqual(
+          [
+            'allowedValues',
+            'category',
+            'defaultValue',
+            'description',
+            'effectiveValue',
+            'isDefault',
+            'isReadOnly',
+            'key',
+            'lastUpdated',
+            'lastUpdatedBy',
+            'maximum',
+            'minimum',
+            'value',
+            'valueType',
+          ].sort(),
+        );
         expect(['String', 'Boolean', 'Integer', 'TimeSpan', 'Enum']).toContain(s.valueType);
         expect(s.description.length).toBeGreaterThan(10);
       }
       const pageSize = res.body.find((s: { key: string }) => s.key === 'Sync.PageSize');
       expect(pageSize).toEqual({
-        key: 'Sync.PageSize', category: 'Sync', description: expect.any(String), valueType: 'Integer', defaultValue: 1000, value: null,
-        effectiveValue: 1000, isReadOnly: false, isDefault: true, allowedValues: null, minimum: 1, maximum: 10000, lastUpdated: null, lastUpdatedBy: null,
+        key: 'Sync.PageSize',
+        category: 'Sync',
+        description: expect.any(String),
+        valueType: 'Integer',
+        defaultValue: 1000,
+        value: null,
+        effectiveValue: 1000,
+        isReadOnly: false,
+        isDefault: true,
+        allowedValues: null,
+        minimum: 1,
+        maximum: 10000,
+        lastUpdated: null,
+        lastUpdatedBy: null,
       });
       // The harness raised this one through the API with the bootstrap key.
-      expect(res.body.find((s: { key: string }) => s.key === 'Security.RateLimiting.AuthenticatedRequestsPerMinute'))
-        .toMatchObject({ value: 1_000_000, effectiveValue: 1_000_000, isDefault: false, lastUpdatedBy: 'Bootstrap administrator key', lastUpdated: expect.stringMatching(ISO) });
-      expect(res.body.find((s: { key: string }) => s.key === 'Logging.MinimumLevel'))
-        .toMatchObject({ valueType: 'Enum', allowedValues: ['Verbose', 'Debug', 'Information', 'Warning', 'Error', 'Fatal'], defaultValue: 'Information' });
+      expect(res.body.find((s: { key: string }) => s.key === 'Security.RateLimiting.AuthenticatedRequestsPerMinute')).toMatchObject({
+        value: 1_000_000,
+        effectiveValue: 1_000_000,
+        isDefault: false,
+        lastUpdatedBy: 'Bootstrap administrator key',
+        lastUpdated: expect.stringMatching(ISO),
+      });
+      expect(res.body.find((s: { key: string }) => s.key === 'Logging.MinimumLevel')).toMatchObject({
+        valueType: 'Enum',
+        allowedValues: ['Verbose', 'Debug', 'Information', 'Warning', 'Error', 'Fatal'],
+        defaultValue: 'Information',
+      });
     });
 
     it('reports read-only settings from the environment', async () => {
@@ -75,7 +135,12 @@ describe('service settings (/api/v1/service-settings)', () => {
 
     it('finds a setting by key, case-insensitively, and answers 404 for an unknown key', async () => {
       expect((await get('sync.PAGESIZE').expect(200)).body.key).toBe('Sync.PageSize');
-      for (const res of [await get('Sync.PageSizes'), await get('nope'), await put('Nope.Nothing', { value: 1 }), await revert('Nope.Nothing')]) {
+      for (const res of [
+        await get('Sync.PageSizes'),
+        await get('nope'),
+        await put('Nope.Nothing', { value: 1 }),
+        await revert('Nope.Nothing'),
+      ]) {
         expectError(res, 404, 'NOT_FOUND');
         expect(res.body.message).toMatch(/does not exist/);
       }
@@ -91,7 +156,14 @@ describe('service settings (/api/v1/service-settings)', () => {
 
     it('sets an Integer setting, stores it and reads it back', async () => {
       const res = await put('Sync.PageSize', { value: 500 }).expect(200);
-      expect(res.body).toMatchObject({ key: 'Sync.PageSize', value: 500, effectiveValue: 500, defaultValue: 1000, isDefault: false, lastUpdatedBy: 'Settings operator' });
+      expect(res.body).toMatchObject({
+        key: 'Sync.PageSize',
+        value: 500,
+        effectiveValue: 500,
+        defaultValue: 1000,
+        isDefault: false,
+        lastUpdatedBy: 'Settings operator',
+      });
       expect(res.body.lastUpdated).toMatch(ISO);
       expect((await get('Sync.PageSize')).body).toEqual(res.body);
       expect(await stored('Sync.PageSize')).toMatchObject({ value: '500', last_updated_by: 'Settings operator' });
@@ -178,7 +250,11 @@ describe('service settings (/api/v1/service-settings)', () => {
 
     it('refuses writes to read-only settings with 400 BAD_REQUEST', async () => {
       const activities = await settingActivities();
-      for (const res of [await put('Logging.Directory', { value: '/tmp/elsewhere' }), await revert('Logging.Directory'), await put('Sso.Authority', { value: 'https://idp.example.org' })]) {
+      for (const res of [
+        await put('Logging.Directory', { value: '/tmp/elsewhere' }),
+        await revert('Logging.Directory'),
+        await put('Sso.Authority', { value: 'https://idp.example.org' }),
+      ]) {
         expectError(res, 400, 'BAD_REQUEST');
         expect(res.body.message).toMatch(/read-only/);
       }
@@ -193,16 +269,32 @@ describe('service settings (/api/v1/service-settings)', () => {
       await put('History.CleanupBatchSize', { value: 700 }).expect(200);
       await put('History.CleanupBatchSize', { value: 900 }).expect(200);
       await revert('History.CleanupBatchSize').expect(200);
-      const list = await h.http.get('/api/v1/activities').query({ search: 'History.CleanupBatchSize', sortBy: 'created', sortDirection: 'asc', pageSize: 100 })
-        .set('X-Api-Key', operator.key).expect(200);
+      const list = await h.http
+        .get('/api/v1/activities')
+        .query({ search: 'History.CleanupBatchSize', sortBy: 'created', sortDirection: 'asc', pageSize: 100 })
+        .set('X-Api-Key', operator.key)
+        .expect(200);
       expect(list.body.totalCount).toBe(3);
       expect(list.body.items.map((a: { targetOperationType: string }) => a.targetOperationType)).toEqual(['Update', 'Update', 'Revert']);
       for (const a of list.body.items) {
-        expect(a).toMatchObject({ targetType: 'ServiceSetting', targetName: 'History.CleanupBatchSize', status: 'Complete',
-          initiatedByType: 'ApiKey', initiatedById: operator.id, initiatedByName: 'Settings operator' });
+        expect(a).toMatchObject({
+          targetType: 'ServiceSetting',
+          targetName: 'History.CleanupBatchSize',
+          status: 'Complete',
+          initiatedByType: 'ApiKey',
+          initiatedById: operator.id,
+          initiatedByName: 'Settings operator',
+        });
       }
-      const details = await Promise.all(list.body.items.map((a: { id: string }) =>
-        h.http.get(`/api/v1/activities/${a.id}`).set('X-Api-Key', operator.key).expect(200).then((r) => r.body)));
+      const details = await Promise.all(
+        list.body.items.map((a: { id: string }) =>
+          h.http
+            .get(`/api/v1/activities/${a.id}`)
+            .set('X-Api-Key', operator.key)
+            .expect(200)
+            .then((r) => r.body),
+        ),
+      );
       expect(details.map((d) => d.details)).toEqual([
         { previousValue: 1000, value: 700 },
         { previousValue: 700, value: 900 },
@@ -234,7 +326,11 @@ describe('service settings (/api/v1/service-settings)', () => {
       try {
         const res = await h.http.get('/api/v1/health/ready');
         expect(res.status).toBe(503);
-        expect(res.body).toMatchObject({ status: 'not_ready', reasons: ['maintenance mode is on'], checks: { maintenance: 'failed', database: 'ok' } });
+        expect(res.body).toMatchObject({
+          status: 'not_ready',
+          reasons: ['maintenance mode is on'],
+          checks: { maintenance: 'failed', database: 'ok' },
+        });
         expect(res.body.timestamp).toMatch(ISO);
         // Liveness and health do not depend on maintenance mode; the API keeps working.
         await h.http.get('/api/v1/health/live').expect(200);
@@ -296,7 +392,11 @@ describe('service settings (/api/v1/service-settings)', () => {
           statuses.push([res.status, res.headers['x-ratelimit-remaining']]);
           expect(res.headers['x-ratelimit-limit']).toBe('3');
         }
-        expect(statuses).toEqual([[200, '2'], [200, '1'], [200, '0']]);
+        expect(statuses).toEqual([
+          [200, '2'],
+          [200, '1'],
+          [200, '0'],
+        ]);
         expectRateLimited(await h.http.get('/api/v1/userinfo').set('X-Api-Key', counted.key), 3);
         expectRateLimited(await h.http.get('/api/v1/userinfo').set('X-Api-Key', counted.key), 3);
         // Another credential has its own window.
@@ -334,7 +434,10 @@ describe('service settings (/api/v1/service-settings)', () => {
       await h.http.get('/api/v1/userinfo').set('X-Api-Key', restorer.key).expect(200);
       await put(ANON, { value: 3 }, h.adminKey).expect(200);
       try {
-        const responses = await until429(() => h.http.get('/api/v1/userinfo').set('X-Api-Key', `mer_${randomBytes(32).toString('base64url')}`), 5);
+        const responses = await until429(
+          () => h.http.get('/api/v1/userinfo').set('X-Api-Key', `mer_${randomBytes(32).toString('base64url')}`),
+          5,
+        );
         expectRateLimited(responses[responses.length - 1], 3);
         expect(responses.slice(0, -1).every((r) => r.status === 401)).toBe(true);
         // A credential already known to be good keeps its own window.

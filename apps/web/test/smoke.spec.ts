@@ -2,8 +2,12 @@ import { startWebApp, WebHarness } from './harness';
 
 describe('web smoke', () => {
   let h: WebHarness;
-  beforeAll(async () => { h = await startWebApp(); });
-  afterAll(async () => { await h?.close(); });
+  beforeAll(async () => {
+    h = await startWebApp();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
 
   it('answers health', async () => {
     const res = await h.http.get('/api/v1/health').expect(200);

@@ -1,11 +1,19 @@
 import { Client } from 'pg';
-import { ConnectedSystemFixture, createConnectedSystemFixture, metaverseType, takeFullSyncRequired } from './fixtures/connected-system.fixture';
+import {
+  ConnectedSystemFixture,
+  createConnectedSystemFixture,
+  metaverseType,
+  takeFullSyncRequired,
+} from './fixtures/connected-system.fixture';
 import { startWebApp, WebHarness } from './harness';
 
 const BASE = '/api/v1/synchronisation/sync-rules';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-interface Res { status: number; body: any }
+interface Res {
+  status: number;
+  body: any;
+}
 
 function expectValidation(res: Res, ...fields: string[]): void {
   expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
@@ -25,12 +33,20 @@ describe('sync rules (/api/v1/synchronisation/sync-rules)', () => {
     return body === undefined ? req : req.send(body);
   };
   const importRule = (overrides: Record<string, unknown> = {}) => ({
-    name: `HR users in ${Math.random().toString(36).slice(2, 8)}`, connectedSystemId: hr.id, direction: 'Import',
-    connectedSystemObjectTypeId: hr.types.person.id, metaverseObjectTypeId: user.id, ...overrides,
+    name: `HR users in ${Math.random().toString(36).slice(2, 8)}`,
+    connectedSystemId: hr.id,
+    direction: 'Import',
+    connectedSystemObjectTypeId: hr.types.person.id,
+    metaverseObjectTypeId: user.id,
+    ...overrides,
   });
   const exportRule = (overrides: Record<string, unknown> = {}) => ({
-    name: `AD users out ${Math.random().toString(36).slice(2, 8)}`, connectedSystemId: ad.id, direction: 'Export',
-    connectedSystemObjectTypeId: ad.types.user.id, metaverseObjectTypeId: user.id, ...overrides,
+    name: `AD users out ${Math.random().toString(36).slice(2, 8)}`,
+    connectedSystemId: ad.id,
+    direction: 'Export',
+    connectedSystemObjectTypeId: ad.types.user.id,
+    metaverseObjectTypeId: user.id,
+    ...overrides,
   });
   const activities = async (targetType = 'SyncRule') =>
     (await db.query(`SELECT * FROM activity WHERE target_type = $1 ORDER BY created, id`, [targetType])).rows;
@@ -40,8 +56,19 @@ describe('sync rules (/api/v1/synchronisation/sync-rules)', () => {
     db = new Client({ connectionString: h.db.url });
     await db.connect();
     hr = await createConnectedSystemFixture(db, 'HR', {
-      person: { attributes: [{ name: 'employeeId', isExternalId: true }, 'firstName', 'lastName', 'department', { name: 'hireDate', type: 'DateTime' },
-        { name: 'grade', type: 'Integer' }, { name: 'active', type: 'Boolean' }, { name: 'manager', type: 'Reference' }, { name: 'secret', selected: false }] },
+      person: {
+        attributes: [
+          { name: 'employeeId', isExternalId: true },
+          'firstName',
+          'lastName',
+          'department',
+          { name: 'hireDate', type: 'DateTime' },
+          { name: 'grade', type: 'Integer' },
+          { name: 'active', type: 'Boolean' },
+          { name: 'manager', type: 'Reference' },
+          { name: 'secret', selected: false },
+        ],
+      },
       contractor: { selected: false, attributes: ['id'] },
     });
     ad = await createConnectedSystemFixture(db, 'Directory', { user: { attributes: ['sAMAccountName', 'displayName'] } });
@@ -57,28 +84,82 @@ describe('sync rules (/api/v1/synchronisation/sync-rules)', () => {
     it('creates an import rule (201) with defaults, records a SyncRule Create activity and flags a full synchronisation', async () => {
       await takeFullSyncRequired(db, hr.id);
       const before = (await activities()).length;
-      const res = await call('post', BASE, importRule({ name: '  HR people  ', description: 'Everyone on the payroll', projectToMetaverse: true })).expect(201);
+      const res = await call(
+        'post',
+        BASE,
+        importRule({ name: '  HR people  ', description: 'Everyone on the payroll', projectToMetaverse: true }),
+      ).expect(201);
       expect(res.body).toEqual({
-        id: expect.any(Number), name: 'HR people', description: 'Everyone on the payroll', direction: 'Import', enabled: true,
-        connectedSystemId: hr.id, connectedSystemName: 'HR', connectedSystemObjectTypeId: hr.types.person.id, connectedSystemObjectTypeName: 'person',
-        metaverseObjectTypeId: user.id, metaverseObjectTypeName: 'User', projectToMetaverse: true, provisionToConnectedSystem: false,
-        inboundOutOfScopeAction: 'Disconnect', outboundDeprovisionAction: null, hasScopingCriteria: false, mappingCount: 0, matchingRuleCount: 0,
-        created: expect.stringMatching(ISO), lastUpdated: null, scopingCriteria: [], mappings: [], matchingRules: [],
+        id: expect.any(Number),
+        name: 'HR people',
+        description: 'Everyone on the payroll',
+        direction: 'Import',
+        enabled: true,
+        connectedSystemId: hr.id,
+        connectedSystemName: 'HR',
+        connectedSystemObjectTypeId: hr.types.person.id,
+        connectedSystemObjectTypeName: 'person',
+        metaverseObjectTypeId: user.id,
+        metaverseObjectTypeName: 'User',
+        projectToMetaverse: true,
+        provisionToConnectedSystem: false,
+        inboundOutOfScopeAction: 'Disconnect',
+        outboundDeprovisionAction: null,
+        hasScopingCriteria: false,
+        mappingCount: 0,
+        matchingRuleCount: 0,
+        created: expect.stringMatching(ISO),
+        lastUpdated: null,
+        scopingCriteria: [],
+        mappings: [],
+        matchingRules: [],
       });
       expect(await takeFullSyncRequired(db, hr.id)).toBe(true);
       const recorded = (await activities()).slice(before);
       expect(recorded).toHaveLength(1);
-      expect(recorded[0]).toMatchObject({ target_type: 'SyncRule', target_operation_type: 'Create', target_id: String(res.body.id), target_name: 'HR people',
-        target_context: 'HR', sync_rule_id: res.body.id, connected_system_id: hr.id, initiated_by_type: 'ApiKey', status: 'Complete' });
-      expect(recorded[0].details).toMatchObject({ direction: 'Import', connectedSystemObjectType: 'person', metaverseObjectType: 'User', projectToMetaverse: true });
+      expect(recorded[0]).toMatchObject({
+        target_type: 'SyncRule',
+        target_operation_type: 'Create',
+        target_id: String(res.body.id),
+        target_name: 'HR people',
+        target_context: 'HR',
+        sync_rule_id: res.body.id,
+        connected_system_id: hr.id,
+        initiated_by_type: 'ApiKey',
+        status: 'Complete',
+      });
+      expect(recorded[0].details).toMatchObject({
+        direction: 'Import',
+        connectedSystemObjectType: 'person',
+        metaverseObjectType: 'User',
+        projectToMetaverse: true,
+      });
       const detail = await call('get', `/api/v1/activities/${recorded[0].id}`).expect(200);
-      expect(detail.body).toMatchObject({ targetType: 'SyncRule', targetOperationType: 'Create', targetName: 'HR people', syncRuleId: res.body.id, connectedSystemId: hr.id });
+      expect(detail.body).toMatchObject({
+        targetType: 'SyncRule',
+        targetOperationType: 'Create',
+        targetName: 'HR people',
+        syncRuleId: res.body.id,
+        connectedSystemId: hr.id,
+      });
     });
 
     it('creates an export rule with its own defaults', async () => {
-      const res = await call('post', BASE, exportRule({ provisionToConnectedSystem: true, outboundDeprovisionAction: 'Delete', enabled: false })).expect(201);
-      expect(res.body).toMatchObject({ direction: 'Export', provisionToConnectedSystem: true, projectToMetaverse: false, outboundDeprovisionAction: 'Delete',
-        inboundOutOfScopeAction: null, enabled: false, connectedSystemName: 'Directory', connectedSystemObjectTypeName: 'user' });
+      const res = await call(
+        'post',
+        BASE,
+        exportRule({ provisionToConnectedSystem: true, outboundDeprovisionAction: 'Delete', enabled: false }),
+      ).expect(201);
+      expect(res.body).toMatchObject({
+        direction: 'Export',
+        provisionToConnectedSystem: true,
+        projectToMetaverse: false,
+        outboundDeprovisionAction: 'Delete',
+        inboundOutOfScopeAction: null,
+        enabled: false,
+        connectedSystemName: 'Directory',
+        connectedSystemObjectTypeName: 'user',
+      });
       const plain = await call('post', BASE, exportRule()).expect(201);
       expect(plain.body).toMatchObject({ outboundDeprovisionAction: 'Disconnect', provisionToConnectedSystem: false, enabled: true });
     });
@@ -126,7 +207,9 @@ describe('sync rules (/api/v1/synchronisation/sync-rules)', () => {
       expect(other.body.validationErrors.connectedSystemObjectTypeId[0]).toMatch(/belongs to another connected system/);
       const unselected = await call('post', BASE, importRule({ connectedSystemObjectTypeId: hr.types.contractor.id }));
       expectValidation(unselected, 'connectedSystemObjectTypeId');
-      expect(unselected.body.validationErrors.connectedSystemObjectTypeId[0]).toMatch(/"contractor" is not selected for synchronisation: select it first/);
+      expect(unselected.body.validationErrors.connectedSystemObjectTypeId[0]).toMatch(
+        /"contractor" is not selected for synchronisation: select it first/,
+      );
     });
 
     it('refuses a duplicate name (ignoring case) with 409 CONFLICT', async () => {
@@ -174,7 +257,10 @@ describe('sync rules (/api/v1/synchronisation/sync-rules)', () => {
     });
 
     it.each([
-      ['pageSize=101', 'pageSize'], ['page=0', 'page'], ['direction=Sideways', 'direction'], ['connectedSystemId=abc', 'connectedSystemId'],
+      ['pageSize=101', 'pageSize'],
+      ['page=0', 'page'],
+      ['direction=Sideways', 'direction'],
+      ['connectedSystemId=abc', 'connectedSystemId'],
       ['metaverseObjectTypeId=-1', 'metaverseObjectTypeId'],
     ])('refuses ?%s', async (query, field) => {
       expectValidation(await call('get', `${BASE}?${query}`), field);
@@ -203,9 +289,20 @@ describe('sync rules (/api/v1/synchronisation/sync-rules)', () => {
 
     it('changes only the fields given, sets lastUpdated, flags a full sync and records what changed', async () => {
       const before = (await activities()).length;
-      const res = await call('put', `${BASE}/${rule.id}`, { name: `${rule.name} (renamed)`, enabled: false, inboundOutOfScopeAction: 'RemainJoined' }).expect(200);
-      expect(res.body).toMatchObject({ id: rule.id, name: `${rule.name} (renamed)`, enabled: false, inboundOutOfScopeAction: 'RemainJoined',
-        projectToMetaverse: rule.projectToMetaverse, description: rule.description, lastUpdated: expect.stringMatching(ISO) });
+      const res = await call('put', `${BASE}/${rule.id}`, {
+        name: `${rule.name} (renamed)`,
+        enabled: false,
+        inboundOutOfScopeAction: 'RemainJoined',
+      }).expect(200);
+      expect(res.body).toMatchObject({
+        id: rule.id,
+        name: `${rule.name} (renamed)`,
+        enabled: false,
+        inboundOutOfScopeAction: 'RemainJoined',
+        projectToMetaverse: rule.projectToMetaverse,
+        description: rule.description,
+        lastUpdated: expect.stringMatching(ISO),
+      });
       expect(await takeFullSyncRequired(db, hr.id)).toBe(true);
       const [activity] = (await activities()).slice(before);
       expect(activity).toMatchObject({ target_operation_type: 'Update', target_name: `${rule.name} (renamed)`, sync_rule_id: rule.id });
@@ -215,7 +312,9 @@ describe('sync rules (/api/v1/synchronisation/sync-rules)', () => {
 
     it('records nothing and flags nothing when nothing changes', async () => {
       const before = (await activities()).length;
-      await call('put', `${BASE}/${rule.id}`, { name: rule.name, enabled: true, direction: 'Import', connectedSystemId: hr.id }).expect(200);
+      await call('put', `${BASE}/${rule.id}`, { name: rule.name, enabled: true, direction: 'Import', connectedSystemId: hr.id }).expect(
+        200,
+      );
       expect(await activities()).toHaveLength(before);
       expect(await takeFullSyncRequired(db, hr.id)).toBe(false);
     });
@@ -244,11 +343,17 @@ describe('sync rules (/api/v1/synchronisation/sync-rules)', () => {
       const groupType = (await call('put', `${BASE}/${rule.id}`, { metaverseObjectTypeId: group.id }).expect(200)).body;
       expect(groupType).toMatchObject({ metaverseObjectTypeId: group.id, metaverseObjectTypeName: 'Group' });
       await call('put', `${BASE}/${rule.id}`, { metaverseObjectTypeId: user.id }).expect(200);
-      await call('post', `${BASE}/${rule.id}/mappings`, { targetMetaverseAttributeId: user.attributes['First Name'], sources: [{ connectedSystemAttributeId: hr.types.person.attributes.firstName }] }).expect(201);
+      await call('post', `${BASE}/${rule.id}/mappings`, {
+        targetMetaverseAttributeId: user.attributes['First Name'],
+        sources: [{ connectedSystemAttributeId: hr.types.person.attributes.firstName }],
+      }).expect(201);
       const res = await call('put', `${BASE}/${rule.id}`, { metaverseObjectTypeId: group.id });
       expectValidation(res, 'metaverseObjectTypeId');
       expect(res.body.validationErrors.metaverseObjectTypeId[0]).toMatch(/1 mapping/);
-      expectValidation(await call('put', `${BASE}/${rule.id}`, { connectedSystemObjectTypeId: hr.types.contractor.id }), 'connectedSystemObjectTypeId');
+      expectValidation(
+        await call('put', `${BASE}/${rule.id}`, { connectedSystemObjectTypeId: hr.types.contractor.id }),
+        'connectedSystemObjectTypeId',
+      );
     });
 
     it('answers 404 for a rule that does not exist', async () => {
@@ -261,29 +366,64 @@ describe('sync rules (/api/v1/synchronisation/sync-rules)', () => {
     const p = () => hr.types.person.attributes;
 
     beforeAll(async () => {
-      rule = (await call('post', BASE, importRule({
-        scopingCriteria: [{ type: 'All', criteria: [{ attributeId: hr.types.person.attributes.department, operator: 'Equals', value: 'Sales' }] }],
-      })).expect(201)).body;
+      rule = (
+        await call(
+          'post',
+          BASE,
+          importRule({
+            scopingCriteria: [
+              { type: 'All', criteria: [{ attributeId: hr.types.person.attributes.department, operator: 'Equals', value: 'Sales' }] },
+            ],
+          }),
+        ).expect(201)
+      ).body;
     });
 
     it('stores criteria given on create, normalised, and shows hasScopingCriteria', async () => {
       expect(rule.hasScopingCriteria).toBe(true);
-      expect(rule.scopingCriteria).toEqual([{ type: 'All', groups: [], criteria: [{ attributeId: p().department, operator: 'Equals', value: 'Sales', caseSensitive: false }] }]);
-      expect((await call('get', `${BASE}/${rule.id}/scoping-criteria`).expect(200)).body).toEqual({ syncRuleId: rule.id, scopingCriteria: rule.scopingCriteria });
+      expect(rule.scopingCriteria).toEqual([
+        { type: 'All', groups: [], criteria: [{ attributeId: p().department, operator: 'Equals', value: 'Sales', caseSensitive: false }] },
+      ]);
+      expect((await call('get', `${BASE}/${rule.id}/scoping-criteria`).expect(200)).body).toEqual({
+        syncRuleId: rule.id,
+        scopingCriteria: rule.scopingCriteria,
+      });
     });
 
     it('replaces them through PUT …/scoping-criteria with nesting, relative dates and case sensitivity', async () => {
       await takeFullSyncRequired(db, hr.id);
       const criteria = [
-        { type: 'All', criteria: [{ attributeId: p().department, operator: 'StartsWith', value: 'Sal', caseSensitive: true }],
-          groups: [{ type: 'Any', criteria: [{ attributeId: p().hireDate, operator: 'GreaterThan', value: '30 days ago' }, { attributeId: p().grade, operator: 'LessThan', value: 5 }] }] },
-        { type: 'Any', criteria: [{ attributeId: p().hireDate, operator: 'LessThan', value: '2025-01-31' }, { attributeId: p().active, operator: 'Equals', value: true },
-          { attributeId: p().manager, operator: 'IsNotPresent' }] },
+        {
+          type: 'All',
+          criteria: [{ attributeId: p().department, operator: 'StartsWith', value: 'Sal', caseSensitive: true }],
+          groups: [
+            {
+              type: 'Any',
+              criteria: [
+                { attributeId: p().hireDate, operator: 'GreaterThan', value: '30 days ago' },
+                { attributeId: p().grade, operator: 'LessThan', value: 5 },
+              ],
+            },
+          ],
+        },
+        {
+          type: 'Any',
+          criteria: [
+            { attributeId: p().hireDate, operator: 'LessThan', value: '2025-01-31' },
+            { attributeId: p().active, operator: 'Equals', value: true },
+            { attributeId: p().manager, operator: 'IsNotPresent' },
+          ],
+        },
       ];
       const res = await call('put', `${BASE}/${rule.id}/scoping-criteria`, { scopingCriteria: criteria }).expect(200);
       expect(res.body.scopingCriteria[0].groups[0].criteria[0].value).toEqual({ relative: { amount: 30, unit: 'Days', direction: 'Ago' } });
       expect(res.body.scopingCriteria[1].criteria[0].value).toBe('2025-01-31T00:00:00.000Z');
-      expect(res.body.scopingCriteria[1].criteria[2]).toEqual({ attributeId: p().manager, operator: 'IsNotPresent', value: null, caseSensitive: false });
+      expect(res.body.scopingCriteria[1].criteria[2]).toEqual({
+        attributeId: p().manager,
+        operator: 'IsNotPresent',
+        value: null,
+        caseSensitive: false,
+      });
       expect(res.body.scopingCriteria[0].criteria[0].caseSensitive).toBe(true);
       expect((await call('get', `${BASE}/${rule.id}`).expect(200)).body.scopingCriteria).toEqual(res.body.scopingCriteria);
       expect(await takeFullSyncRequired(db, hr.id)).toBe(true);
@@ -300,13 +440,47 @@ describe('sync rules (/api/v1/synchronisation/sync-rules)', () => {
     });
 
     it.each([
-      ['an unknown operator', () => [{ type: 'All', criteria: [{ attributeId: p().department, operator: 'Like', value: 'x' }] }], 'scopingCriteria[0].criteria[0].operator'],
-      ['an operator that does not fit the type', () => [{ type: 'All', criteria: [{ attributeId: p().department, operator: 'GreaterThan', value: 'x' }] }], 'scopingCriteria[0].criteria[0].operator'],
-      ['a value that does not fit the type', () => [{ type: 'All', criteria: [{ attributeId: p().grade, operator: 'Equals', value: 'five' }] }], 'scopingCriteria[0].criteria[0].value'],
-      ['a malformed date', () => [{ type: 'All', criteria: [{ attributeId: p().hireDate, operator: 'LessThan', value: 'last Tuesday' }] }], 'scopingCriteria[0].criteria[0].value'],
-      ['an attribute of another system', () => [{ type: 'All', criteria: [{ attributeId: ad.types.user.attributes.displayName, operator: 'Equals', value: 'x' }] }], 'scopingCriteria[0].criteria[0].attributeId'],
-      ['an unselected attribute', () => [{ type: 'All', criteria: [{ attributeId: p().secret, operator: 'IsPresent' }] }], 'scopingCriteria[0].criteria[0].attributeId'],
-      ['a bad group type deep down', () => [{ type: 'All', criteria: [], groups: [{ type: 'Any', groups: [{ type: 'Every', criteria: [{ attributeId: p().grade, operator: 'IsPresent' }] }] }] }], 'scopingCriteria[0].groups[0].groups[0].type'],
+      [
+        'an unknown operator',
+        () => [{ type: 'All', criteria: [{ attributeId: p().department, operator: 'Like', value: 'x' }] }],
+        'scopingCriteria[0].criteria[0].operator',
+      ],
+      [
+        'an operator that does not fit the type',
+        () => [{ type: 'All', criteria: [{ attributeId: p().department, operator: 'GreaterThan', value: 'x' }] }],
+        'scopingCriteria[0].criteria[0].operator',
+      ],
+      [
+        'a value that does not fit the type',
+        () => [{ type: 'All', criteria: [{ attributeId: p().grade, operator: 'Equals', value: 'five' }] }],
+        'scopingCriteria[0].criteria[0].value',
+      ],
+      [
+        'a malformed date',
+        () => [{ type: 'All', criteria: [{ attributeId: p().hireDate, operator: 'LessThan', value: 'last Tuesday' }] }],
+        'scopingCriteria[0].criteria[0].value',
+      ],
+      [
+        'an attribute of another system',
+        () => [{ type: 'All', criteria: [{ attributeId: ad.types.user.attributes.displayName, operator: 'Equals', value: 'x' }] }],
+        'scopingCriteria[0].criteria[0].attributeId',
+      ],
+      [
+        'an unselected attribute',
+        () => [{ type: 'All', criteria: [{ attributeId: p().secret, operator: 'IsPresent' }] }],
+        'scopingCriteria[0].criteria[0].attributeId',
+      ],
+      [
+        'a bad group type deep down',
+        () => [
+          {
+            type: 'All',
+            criteria: [],
+            groups: [{ type: 'Any', groups: [{ type: 'Every', criteria: [{ attributeId: p().grade, operator: 'IsPresent' }] }] }],
+          },
+        ],
+        'scopingCriteria[0].groups[0].groups[0].type',
+      ],
       ['an empty group', () => [{ type: 'All', criteria: [] }], 'scopingCriteria[0]'],
     ])('refuses %s with the path of the error', async (_label, criteria, path) => {
       const before = (await call('get', `${BASE}/${rule.id}/scoping-criteria`).expect(200)).body;
@@ -318,19 +492,39 @@ describe('sync rules (/api/v1/synchronisation/sync-rules)', () => {
     });
 
     it('refuses criteria nested deeper than 5 levels', async () => {
-      const nest = (depth: number): object => (depth === 1
-        ? { type: 'All', criteria: [{ attributeId: p().grade, operator: 'IsPresent' }] }
-        : { type: 'Any', criteria: [], groups: [nest(depth - 1)] });
+      const nest = (depth: number): object =>
+        depth === 1
+          ? { type: 'All', criteria: [{ attributeId: p().grade, operator: 'IsPresent' }] }
+          : { type: 'Any', criteria: [], groups: [nest(depth - 1)] };
       await call('put', `${BASE}/${rule.id}/scoping-criteria`, { scopingCriteria: [nest(5)] }).expect(200);
-      expectValidation(await call('put', `${BASE}/${rule.id}/scoping-criteria`, { scopingCriteria: [nest(6)] }), 'scopingCriteria[0].groups[0].groups[0].groups[0].groups[0].groups');
+      expectValidation(
+        await call('put', `${BASE}/${rule.id}/scoping-criteria`, { scopingCriteria: [nest(6)] }),
+        'scopingCriteria[0].groups[0].groups[0].groups[0].groups[0].groups',
+      );
     });
 
     it('tests metaverse attributes on export rules', async () => {
-      const res = await call('post', BASE, exportRule({ scopingCriteria: [{ type: 'All', criteria: [{ attributeId: user.attributes['Employee Type'], operator: 'Equals', value: 'Employee' }] }] })).expect(201);
+      const res = await call(
+        'post',
+        BASE,
+        exportRule({
+          scopingCriteria: [
+            { type: 'All', criteria: [{ attributeId: user.attributes['Employee Type'], operator: 'Equals', value: 'Employee' }] },
+          ],
+        }),
+      ).expect(201);
       expect(res.body.scopingCriteria[0].criteria[0].attributeId).toBe(user.attributes['Employee Type']);
       // An attribute of another metaverse type (ids of connected-system and metaverse attributes are separate sequences).
-      expectValidation(await call('post', BASE, exportRule({ scopingCriteria: [{ type: 'All', criteria: [{ attributeId: group.attributes['Group Type'], operator: 'IsPresent' }] }] })),
-        'scopingCriteria[0].criteria[0].attributeId');
+      expectValidation(
+        await call(
+          'post',
+          BASE,
+          exportRule({
+            scopingCriteria: [{ type: 'All', criteria: [{ attributeId: group.attributes['Group Type'], operator: 'IsPresent' }] }],
+          }),
+        ),
+        'scopingCriteria[0].criteria[0].attributeId',
+      );
     });
 
     it('clears the criteria with an empty array (everything in scope) and requires the field', async () => {
@@ -344,17 +538,32 @@ describe('sync rules (/api/v1/synchronisation/sync-rules)', () => {
   describe('delete', () => {
     it('deletes a rule with its mappings and matching rules (204), records it and flags a full sync', async () => {
       const rule = (await call('post', BASE, importRule()).expect(201)).body;
-      const mapping = (await call('post', `${BASE}/${rule.id}/mappings`, { targetMetaverseAttributeId: user.attributes['Last Name'], sources: [{ connectedSystemAttributeId: hr.types.person.attributes.lastName }] }).expect(201)).body;
-      await call('post', `${BASE}/${rule.id}/matching-rules`, { connectedSystemAttributeIds: [hr.types.person.attributes.employeeId], metaverseAttributeId: user.attributes['Employee ID'] }).expect(201);
+      const mapping = (
+        await call('post', `${BASE}/${rule.id}/mappings`, {
+          targetMetaverseAttributeId: user.attributes['Last Name'],
+          sources: [{ connectedSystemAttributeId: hr.types.person.attributes.lastName }],
+        }).expect(201)
+      ).body;
+      await call('post', `${BASE}/${rule.id}/matching-rules`, {
+        connectedSystemAttributeIds: [hr.types.person.attributes.employeeId],
+        metaverseAttributeId: user.attributes['Employee ID'],
+      }).expect(201);
       await takeFullSyncRequired(db, hr.id);
       const res = await call('delete', `${BASE}/${rule.id}`).expect(204);
       expect(res.text).toBe('');
       expect((await call('get', `${BASE}/${rule.id}`)).status).toBe(404);
       expect((await db.query(`SELECT count(*)::int AS n FROM sync_rule_mapping WHERE id = $1`, [mapping.id])).rows[0].n).toBe(0);
-      expect((await db.query(`SELECT count(*)::int AS n FROM sync_rule_matching_rule WHERE sync_rule_id = $1`, [rule.id])).rows[0].n).toBe(0);
+      expect((await db.query(`SELECT count(*)::int AS n FROM sync_rule_matching_rule WHERE sync_rule_id = $1`, [rule.id])).rows[0].n).toBe(
+        0,
+      );
       expect(await takeFullSyncRequired(db, hr.id)).toBe(true);
       const [activity] = (await activities()).slice(-1);
-      expect(activity).toMatchObject({ target_operation_type: 'Delete', target_name: rule.name, sync_rule_id: rule.id, connected_system_id: hr.id });
+      expect(activity).toMatchObject({
+        target_operation_type: 'Delete',
+        target_name: rule.name,
+        sync_rule_id: rule.id,
+        connected_system_id: hr.id,
+      });
       expect(activity.details).toEqual({ direction: 'Import', mappingsRemoved: 1 });
       expect((await call('delete', `${BASE}/${rule.id}`)).status).toBe(404);
     });

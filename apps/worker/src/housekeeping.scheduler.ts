@@ -5,13 +5,19 @@ import { Logger, LOGGER } from '@meridian/platform';
 /** Registers the repeatable housekeeping job when a worker starts (idempotent across workers). */
 @Injectable()
 export class HousekeepingScheduler implements OnApplicationBootstrap {
-  constructor(private readonly jobs: JobQueue, @Inject(LOGGER) private readonly logger: Logger) {}
+  constructor(
+    private readonly jobs: JobQueue,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     try {
       await this.jobs.scheduleHousekeeping();
     } catch (e) {
-      this.logger.log({ level: 'warning', message: `Housekeeping could not be scheduled yet: ${e instanceof Error ? e.message : String(e)}` });
+      this.logger.log({
+        level: 'warning',
+        message: `Housekeeping could not be scheduled yet: ${e instanceof Error ? e.message : String(e)}`,
+      });
     }
   }
 }

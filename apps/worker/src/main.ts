@@ -4,6 +4,9 @@ import { createWorker } from './bootstrap';
 
 runService('worker', async (config, logger) => {
   const app = await createWorker(config, logger);
-  logger.log({ level: 'information', message: `Meridian worker ${config.version} consuming jobs (concurrency ${config.workerConcurrency})` });
+  logger.log({
+    level: 'information',
+    message: `Meridian worker ${config.version} consuming jobs (concurrency ${config.workerConcurrency})`,
+  });
   return app;
 });

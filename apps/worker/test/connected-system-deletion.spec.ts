@@ -44,21 +44,39 @@ describe('connected system deletion (worker)', () => {
   /** A system with an object type, attributes, a run profile, a sync rule and `objects` CSOs (inserted set-based). */
   async function seedSystem(objects: number, options: { joinEvery?: number } = {}) {
     seq += 1;
-    const system = await one<{ id: number }>(`INSERT INTO connected_system (name, connector_type, settings) VALUES ($1, 'File', '{"filePath":"x.csv"}') RETURNING id`, [`System ${seq}`]);
-    const type = await one<{ id: number }>(`INSERT INTO connected_system_object_type (connected_system_id, name, selected) VALUES ($1, 'person', true) RETURNING id`, [system.id]);
-    await pg.query(`INSERT INTO connected_system_attribute (object_type_id, name, type, plurality, selected, is_external_id) VALUES ($1, 'employeeId', 'String', 'Single', true, true), ($1, 'mail', 'String', 'Single', true, false)`, [type.id]);
-    await pg.query(`INSERT INTO connected_system_run_profile (connected_system_id, name, run_type) VALUES ($1, 'Full import', 'FullImport')`, [system.id]);
+    const system = await one<{ id: number }>(
+      `INSERT INTO connected_system (name, connector_type, settings) VALUES ($1, 'File', '{"filePath":"x.csv"}') RETURNING id`,
+      [`System ${seq}`],
+    );
+    const type = await one<{ id: number }>(
+      `INSERT INTO connected_system_object_type (connected_system_id, name, selected) VALUES ($1, 'person', true) RETURNING id`,
+      [system.id],
+    );
+    await pg.query(
+      `INSERT INTO connected_system_attribute (object_type_id, name, type, plurality, selected, is_external_id) VALUES ($1, 'employeeId', 'String', 'Single', true, true), ($1, 'mail', 'String', 'Single', true, false)`,
+      [type.id],
+    );
+    await pg.query(
+      `INSERT INTO connected_system_run_profile (connected_system_id, name, run_type) VALUES ($1, 'Full import', 'FullImport')`,
+      [system.id],
+    );
     const user = await one<{ id: number }>(`SELECT id FROM metaverse_object_type WHERE name = 'User'`);
-    await pg.query(`INSERT INTO sync_rule (name, connected_system_id, direction, connected_system_object_type_id, metaverse_object_type_id) VALUES ('HR users', $1, 'Import', $2, $3)`, [system.id, type.id, user.id]);
+    await pg.query(
+      `INSERT INTO sync_rule (name, connected_system_id, direction, connected_system_object_type_id, metaverse_object_type_id) VALUES ('HR users', $1, 'Import', $2, $3)`,
+      [system.id, type.id, user.id],
+    );
     await pg.query(
       `INSERT INTO connected_system_object (connected_system_id, object_type_id, external_id, display_name, attributes)
-       SELECT $1, $2, 'E' || g, 'Person ' || g, jsonb_build_object('1', jsonb_build_array('E' || g)) FROM generate_series(1, $3::int) g`, [system.id, type.id, objects]);
+       SELECT $1, $2, 'E' || g, 'Person ' || g, jsonb_build_object('1', jsonb_build_array('E' || g)) FROM generate_series(1, $3::int) g`,
+      [system.id, type.id, objects],
+    );
     if (options.joinEvery) {
       await pg.query(
         `WITH picked AS (SELECT id FROM connected_system_object WHERE connected_system_id = $1 ORDER BY external_id LIMIT $2),
               made AS (INSERT INTO metaverse_object (type_id, origin, display_name) SELECT $3, 'Projected', 'mv ' || id FROM picked RETURNING id, display_name)
          UPDATE connected_system_object c SET metaverse_object_id = made.id, join_type = 'Projected' FROM made WHERE 'mv ' || c.id = made.display_name`,
-        [system.id, Math.floor(objects / options.joinEvery), user.id]);
+        [system.id, Math.floor(objects / options.joinEvery), user.id],
+      );
     }
     return { systemId: system.id, typeId: type.id };
   }
@@ -67,8 +85,11 @@ describe('connected system deletion (worker)', () => {
     const row = await one<{ id: string }>(
       `INSERT INTO activity (status, target_type, target_operation_type, target_id, target_name, connected_system_id, initiated_by_type, initiated_by_name, objects_to_process, details)
        VALUES ('InProgress', 'ConnectedSystem', 'Delete', $1::int::text, (SELECT name FROM connected_system WHERE id = $1::int), $1::int, 'System', 'System',
-               (SELECT count(*) FROM connected_system_object WHERE connected_system_id = $1::int), '{}') RETURNING id`, [systemId]);
-    for (const [column, value] of Object.entries(extra)) await pg.query(`UPDATE activity SET ${column} = $2 WHERE id = $1`, [row.id, value]);
+               (SELECT count(*) FROM connected_system_object WHERE connected_system_id = $1::int), '{}') RETURNING id`,
+      [systemId],
+    );
+    for (const [column, value] of Object.entries(extra))
+      await pg.query(`UPDATE activity SET ${column} = $2 WHERE id = $1`, [row.id, value]);
     return row.id;
   }
 
@@ -87,7 +108,11 @@ describe('connected system deletion (worker)', () => {
     const { systemId, typeId } = await seedSystem(2300, { joinEvery: 10 });
     const other = await seedSystem(5);
     const user = await one(`SELECT id FROM metaverse_object_type WHERE name = 'User'`);
-    await pg.query(`UPDATE metaverse_object_type SET deletion_trigger_connected_system_ids = ARRAY[$1::int, $2::int] WHERE id = $3`, [systemId, other.systemId, user.id]);
+    await pg.query(`UPDATE metaverse_object_type SET deletion_trigger_connected_system_ids = ARRAY[$1::int, $2::int] WHERE id = $3`, [
+      systemId,
+      other.systemId,
+      user.id,
+    ]);
     const mvoBefore = await count(`SELECT count(*) FROM metaverse_object`);
     const activityId = await queueActivity(systemId);
 
@@ -95,12 +120,26 @@ describe('connected system deletion (worker)', () => {
 
     expect(result).toEqual({ state: 'completed', deleted: 2300 });
     expect(await leftovers(systemId, typeId)).toEqual(NOTHING);
-    expect(await leftovers(other.systemId, other.typeId)).toEqual({ systems: 1, objects: 5, objectTypes: 1, attributes: 2, runProfiles: 1, syncRules: 1 });
+    expect(await leftovers(other.systemId, other.typeId)).toEqual({
+      systems: 1,
+      objects: 5,
+      objectTypes: 1,
+      attributes: 2,
+      runProfiles: 1,
+      syncRules: 1,
+    });
     // Joined metaverse objects stay (their deletion rules are the engine's business); only the system leaves the trigger list.
     expect(await count(`SELECT count(*) FROM metaverse_object`)).toBe(mvoBefore);
-    expect((await one(`SELECT deletion_trigger_connected_system_ids AS ids FROM metaverse_object_type WHERE id = $1`, [user.id])).ids).toEqual([other.systemId]);
+    expect(
+      (await one(`SELECT deletion_trigger_connected_system_ids AS ids FROM metaverse_object_type WHERE id = $1`, [user.id])).ids,
+    ).toEqual([other.systemId]);
     const a = await activity(activityId);
-    expect(a).toMatchObject({ status: ActivityStatus.Complete, objects_processed: 2300, objects_to_process: 2300, claimed_by: 'test-worker' });
+    expect(a).toMatchObject({
+      status: ActivityStatus.Complete,
+      objects_processed: 2300,
+      objects_to_process: 2300,
+      claimed_by: 'test-worker',
+    });
     expect(a.executed).toBeInstanceOf(Date);
     expect(a.completed).toBeInstanceOf(Date);
     expect(Number(a.execution_time_ms)).toBeGreaterThanOrEqual(0);
@@ -124,10 +163,18 @@ describe('connected system deletion (worker)', () => {
     const { systemId, typeId } = await seedSystem(40);
     // The dead worker had deleted 60 objects before it stopped heart-beating 10 minutes ago.
     const activityId = await queueActivity(systemId, { claimed_by: 'dead-worker', objects_processed: 60 });
-    await pg.query(`UPDATE activity SET claimed_at = now() - interval '10 minutes', heartbeat_at = now() - interval '10 minutes', executed = now() - interval '10 minutes' WHERE id = $1`, [activityId]);
+    await pg.query(
+      `UPDATE activity SET claimed_at = now() - interval '10 minutes', heartbeat_at = now() - interval '10 minutes', executed = now() - interval '10 minutes' WHERE id = $1`,
+      [activityId],
+    );
     expect(await deletion.run(activityId, 'new-worker', { batchSize: 7 })).toEqual({ state: 'completed', deleted: 40 });
     expect(await leftovers(systemId, typeId)).toEqual(NOTHING);
-    expect(await activity(activityId)).toMatchObject({ status: ActivityStatus.Complete, objects_processed: 100, objects_to_process: 100, claimed_by: 'new-worker' });
+    expect(await activity(activityId)).toMatchObject({
+      status: ActivityStatus.Complete,
+      objects_processed: 100,
+      objects_to_process: 100,
+      claimed_by: 'new-worker',
+    });
 
     const live = await seedSystem(4);
     const liveActivity = await queueActivity(live.systemId, { claimed_by: 'busy-worker' });
@@ -139,7 +186,9 @@ describe('connected system deletion (worker)', () => {
   it('waits while a run of the system is in progress (QueuedAfterSync), ignoring runs that went stale', async () => {
     const { systemId, typeId } = await seedSystem(12);
     const run = await one<{ id: string }>(
-      `INSERT INTO activity (status, target_type, target_operation_type, connected_system_id, initiated_by_type) VALUES ('InProgress', 'ConnectedSystemRunProfile', 'Execute', $1, 'System') RETURNING id`, [systemId]);
+      `INSERT INTO activity (status, target_type, target_operation_type, connected_system_id, initiated_by_type) VALUES ('InProgress', 'ConnectedSystemRunProfile', 'Execute', $1, 'System') RETURNING id`,
+      [systemId],
+    );
     const activityId = await queueActivity(systemId);
 
     const waiting = await deletion.run(activityId, 'w', { staleMs: 60_000 });
@@ -158,11 +207,21 @@ describe('connected system deletion (worker)', () => {
     const { systemId, typeId } = await seedSystem(1500);
     const { status, result } = await deletion.requestDeletion(systemId, false, SYSTEM_INITIATOR);
     expect(status).toBe(202);
-    expect(result).toEqual({ success: true, outcome: ConnectedSystemDeletionOutcome.QueuedAsBackgroundJob, errorMessage: null, workerTaskId: result.activityId, activityId: expect.any(String) });
-    const done = await waitFor(async () => {
-      const a = await activity(result.activityId!);
-      return a.status !== ActivityStatus.InProgress ? a : null;
-    }, 30_000, 100);
+    expect(result).toEqual({
+      success: true,
+      outcome: ConnectedSystemDeletionOutcome.QueuedAsBackgroundJob,
+      errorMessage: null,
+      workerTaskId: result.activityId,
+      activityId: expect.any(String),
+    });
+    const done = await waitFor(
+      async () => {
+        const a = await activity(result.activityId!);
+        return a.status !== ActivityStatus.InProgress ? a : null;
+      },
+      30_000,
+      100,
+    );
     expect(done).toMatchObject({ status: ActivityStatus.Complete, objects_processed: 1500, objects_to_process: 1500 });
     expect(await leftovers(systemId, typeId)).toEqual(NOTHING);
   });
@@ -170,7 +229,9 @@ describe('connected system deletion (worker)', () => {
   it('through the queue, a deletion requested during a run is postponed (delayed job) and carried out after the run', async () => {
     const { systemId, typeId } = await seedSystem(20);
     const run = await one<{ id: string }>(
-      `INSERT INTO activity (status, target_type, target_operation_type, connected_system_id, initiated_by_type) VALUES ('InProgress', 'ConnectedSystemRunProfile', 'Execute', $1, 'System') RETURNING id`, [systemId]);
+      `INSERT INTO activity (status, target_type, target_operation_type, connected_system_id, initiated_by_type) VALUES ('InProgress', 'ConnectedSystemRunProfile', 'Execute', $1, 'System') RETURNING id`,
+      [systemId],
+    );
     const { status, result } = await deletion.requestDeletion(systemId, false, SYSTEM_INITIATOR);
     expect([status, result.outcome]).toEqual([202, ConnectedSystemDeletionOutcome.QueuedAfterSync]);
 
@@ -194,7 +255,9 @@ describe('connected system deletion (worker)', () => {
     const { systemId } = await seedSystem(2);
     const activityId = await queueActivity(systemId);
     const failing = {
-      run: async () => { throw new Error('database went away'); },
+      run: async () => {
+        throw new Error('database went away');
+      },
       fail: (id: string, reason: string) => deletion.fail(id, reason),
     } as unknown as ConnectedSystemDeletionService;
     const handler = new ConnectedSystemDeletionHandler(failing, logger);
@@ -203,7 +266,10 @@ describe('connected system deletion (worker)', () => {
     await expect(handler.handle({ activityId }, job(1))).rejects.toThrow('database went away');
     expect((await activity(activityId)).status).toBe(ActivityStatus.InProgress);
     await expect(handler.handle({ activityId }, job(4))).rejects.toThrow('database went away');
-    expect(await activity(activityId)).toMatchObject({ status: ActivityStatus.FailedWithError, error_message: expect.stringMatching(/after 5 attempt\(s\): database went away/) });
+    expect(await activity(activityId)).toMatchObject({
+      status: ActivityStatus.FailedWithError,
+      error_message: expect.stringMatching(/after 5 attempt\(s\): database went away/),
+    });
     expect(await count(`SELECT count(*) FROM connected_system WHERE id = $1`, [systemId])).toBe(1);
   });
 

@@ -21,13 +21,32 @@ import { RolesService } from './roles/roles.service';
 import { LogLevelFollower } from './settings/log-level.follower';
 import { SettingsService } from './settings/settings.service';
 
-const SERVICES = [ActivitiesService, ActivityRunStatsQuery, ApiKeysService, SettingsService, ReadinessService, QueueProbesService, RolesService, LogReaderService];
-const AREAS = [...METAVERSE_PROVIDERS, ...CONNECTED_SYSTEMS_PROVIDERS, ...SYNC_RULES_PROVIDERS, ...CERTIFICATES_PROVIDERS, ...SCHEDULES_PROVIDERS, ...ENGINE_PROVIDERS];
+const SERVICES = [
+  ActivitiesService,
+  ActivityRunStatsQuery,
+  ApiKeysService,
+  SettingsService,
+  ReadinessService,
+  QueueProbesService,
+  RolesService,
+  LogReaderService,
+];
+const AREAS = [
+  ...METAVERSE_PROVIDERS,
+  ...CONNECTED_SYSTEMS_PROVIDERS,
+  ...SYNC_RULES_PROVIDERS,
+  ...CERTIFICATES_PROVIDERS,
+  ...SCHEDULES_PROVIDERS,
+  ...ENGINE_PROVIDERS,
+];
 
 /** Writes Redis connection problems to the service log (throttled by the queue). */
 @Injectable()
 class QueueErrorLogger implements OnModuleInit {
-  constructor(private readonly jobs: JobQueue, @Inject(LOGGER) private readonly logger: Logger) {}
+  constructor(
+    private readonly jobs: JobQueue,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
 
   onModuleInit(): void {
     this.jobs.onError((error) => this.logger.log({ level: 'warning', message: `Job queue connection problem: ${error.message}` }));
@@ -42,7 +61,11 @@ export class ApplicationModule {
       module: ApplicationModule,
       global: true,
       imports: [
-        TypeOrmModule.forRoot({ ...dataSourceOptions(config.databaseUrl, `meridian-${config.service}`), retryAttempts: 3, retryDelay: 1000 }),
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions(config.databaseUrl, `meridian-${config.service}`),
+          retryAttempts: 3,
+          retryDelay: 1000,
+        }),
         JobsModule.forRoot({ redisUrl: config.redisUrl, prefix: config.redisPrefix, worker: config.service === 'worker' }),
       ],
       providers: [

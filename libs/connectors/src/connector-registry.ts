@@ -20,7 +20,13 @@ export class ConnectorRegistry {
   /** The connector of that type, or a VALIDATION_ERROR on `connectorType`. */
   require(type: string): Connector {
     const c = this.find(type);
-    if (!c) throw DomainError.validation('connectorType', `"${type}" is not a connector; available: ${this.list().map((x) => x.type).join(', ')}.`);
+    if (!c)
+      throw DomainError.validation(
+        'connectorType',
+        `"${type}" is not a connector; available: ${this.list()
+          .map((x) => x.type)
+          .join(', ')}.`,
+      );
     return c;
   }
 }

@@ -6,8 +6,26 @@ import { ConnectorRegistry } from './connector-registry';
 const defs: ConnectorSettingDefinition[] = [
   { name: 'filePath', displayName: 'File path', description: '', type: 'FilePath', required: true, secret: false, maxLength: 10 },
   { name: 'delimiter', displayName: 'Delimiter', description: '', type: 'String', required: false, secret: false, defaultValue: ',' },
-  { name: 'pageSize', displayName: 'Page size', description: '', type: 'Integer', required: false, secret: false, minimum: 1, maximum: 100 },
-  { name: 'mode', displayName: 'Mode', description: '', type: 'Enum', required: false, secret: false, allowedValues: ['Import', 'Export'], defaultValue: 'Import' },
+  {
+    name: 'pageSize',
+    displayName: 'Page size',
+    description: '',
+    type: 'Integer',
+    required: false,
+    secret: false,
+    minimum: 1,
+    maximum: 100,
+  },
+  {
+    name: 'mode',
+    displayName: 'Mode',
+    description: '',
+    type: 'Enum',
+    required: false,
+    secret: false,
+    allowedValues: ['Import', 'Export'],
+    defaultValue: 'Import',
+  },
   { name: 'verify', displayName: 'Verify', description: '', type: 'Boolean', required: false, secret: false },
   { name: 'password', displayName: 'Password', description: '', type: 'Password', required: true, secret: true },
 ];
@@ -31,14 +49,18 @@ describe('validateConnectorSettings', () => {
   });
 
   it('names every invalid setting', () => {
-    expect(fields(() => validateConnectorSettings(defs, { pageSize: 0, mode: 'Sideways', verify: 'yes', bogus: 1, filePath: 'far-too-long.csv' })))
-      .toEqual(['settings.bogus', 'settings.filePath', 'settings.mode', 'settings.pageSize', 'settings.password', 'settings.verify']);
+    expect(
+      fields(() =>
+        validateConnectorSettings(defs, { pageSize: 0, mode: 'Sideways', verify: 'yes', bogus: 1, filePath: 'far-too-long.csv' }),
+      ),
+    ).toEqual(['settings.bogus', 'settings.filePath', 'settings.mode', 'settings.pageSize', 'settings.password', 'settings.verify']);
   });
 
   it('keeps an existing secret when an update leaves it out, and clears it when sent as null', () => {
     const previous = { plain: { filePath: 'a.csv' }, secrets: { password: 'old' } };
     expect(validateConnectorSettings(defs, { delimiter: ';' }, previous)).toEqual({
-      plain: { filePath: 'a.csv', delimiter: ';', pageSize: null, mode: 'Import', verify: null }, secrets: { password: 'old' },
+      plain: { filePath: 'a.csv', delimiter: ';', pageSize: null, mode: 'Import', verify: null },
+      secrets: { password: 'old' },
     });
     expect(fields(() => validateConnectorSettings(defs, { password: null }, previous))).toEqual(['settings.password']);
   });

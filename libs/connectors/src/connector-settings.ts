@@ -24,7 +24,11 @@ export function validateConnectorSettings(
   const values = input ?? {};
   const byName = new Map(definitions.map((d) => [d.name.toLowerCase(), d]));
   for (const name of Object.keys(values)) {
-    if (!byName.has(name.toLowerCase())) errors.add(`settings.${name}`, `"${name}" is not a setting of this connector; known settings: ${definitions.map((d) => d.name).join(', ')}.`);
+    if (!byName.has(name.toLowerCase()))
+      errors.add(
+        `settings.${name}`,
+        `"${name}" is not a setting of this connector; known settings: ${definitions.map((d) => d.name).join(', ')}.`,
+      );
   }
   const supplied = new Map(Object.entries(values).map(([k, v]) => [k.toLowerCase(), v]));
   const plain: Record<string, SettingInputValue> = {};
@@ -40,8 +44,14 @@ export function validateConnectorSettings(
         else if (def.required) errors.add(field, `${def.displayName} is required.`);
         continue;
       }
-      if (typeof value !== 'string') { errors.add(field, `${def.displayName} must be text.`); continue; }
-      if (def.maxLength !== undefined && value.length > def.maxLength) { errors.add(field, `${def.displayName} must be at most ${def.maxLength} characters.`); continue; }
+      if (typeof value !== 'string') {
+        errors.add(field, `${def.displayName} must be text.`);
+        continue;
+      }
+      if (def.maxLength !== undefined && value.length > def.maxLength) {
+        errors.add(field, `${def.displayName} must be at most ${def.maxLength} characters.`);
+        continue;
+      }
       secrets[def.name] = value;
       continue;
     }
@@ -53,24 +63,45 @@ export function validateConnectorSettings(
     }
     switch (def.type) {
       case 'Integer':
-        if (typeof value !== 'number' || !Number.isSafeInteger(value)) { errors.add(field, `${def.displayName} must be a whole number.`); break; }
-        if (def.minimum !== undefined && value < def.minimum) { errors.add(field, `${def.displayName} must be at least ${def.minimum}.`); break; }
-        if (def.maximum !== undefined && value > def.maximum) { errors.add(field, `${def.displayName} must be at most ${def.maximum}.`); break; }
+        if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+          errors.add(field, `${def.displayName} must be a whole number.`);
+          break;
+        }
+        if (def.minimum !== undefined && value < def.minimum) {
+          errors.add(field, `${def.displayName} must be at least ${def.minimum}.`);
+          break;
+        }
+        if (def.maximum !== undefined && value > def.maximum) {
+          errors.add(field, `${def.displayName} must be at most ${def.maximum}.`);
+          break;
+        }
         plain[def.name] = value;
         break;
       case 'Boolean':
-        if (typeof value !== 'boolean') { errors.add(field, `${def.displayName} must be true or false.`); break; }
+        if (typeof value !== 'boolean') {
+          errors.add(field, `${def.displayName} must be true or false.`);
+          break;
+        }
         plain[def.name] = value;
         break;
       case 'Enum': {
         const match = typeof value === 'string' ? def.allowedValues?.find((a) => a.toLowerCase() === value.toLowerCase()) : undefined;
-        if (!match) { errors.add(field, `${def.displayName} must be one of ${(def.allowedValues ?? []).join(', ')}.`); break; }
+        if (!match) {
+          errors.add(field, `${def.displayName} must be one of ${(def.allowedValues ?? []).join(', ')}.`);
+          break;
+        }
         plain[def.name] = match;
         break;
       }
       default:
-        if (typeof value !== 'string') { errors.add(field, `${def.displayName} must be text.`); break; }
-        if (def.maxLength !== undefined && value.length > def.maxLength) { errors.add(field, `${def.displayName} must be at most ${def.maxLength} characters.`); break; }
+        if (typeof value !== 'string') {
+          errors.add(field, `${def.displayName} must be text.`);
+          break;
+        }
+        if (def.maxLength !== undefined && value.length > def.maxLength) {
+          errors.add(field, `${def.displayName} must be at most ${def.maxLength} characters.`);
+          break;
+        }
         plain[def.name] = value;
     }
   }

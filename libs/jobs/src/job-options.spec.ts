@@ -52,7 +52,10 @@ describe('job definitions', () => {
 
   it('enqueue the same work twice as one job (deterministic ids on a real Redis)', async () => {
     const prefix = `meridian-test-${randomBytes(6).toString('hex')}`;
-    const queue = new Queue('jobs', { prefix, connection: redisConnection(process.env.MERIDIAN_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379') });
+    const queue = new Queue('jobs', {
+      prefix,
+      connection: redisConnection(process.env.MERIDIAN_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'),
+    });
     try {
       const def = JOB_DEFINITIONS[JobName.Noop];
       const payload = { probeId: randomUUID() };

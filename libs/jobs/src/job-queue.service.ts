@@ -12,7 +12,10 @@ export class JobQueue {
 
   private readonly queues: Record<QueueName, Queue>;
 
-  constructor(@InjectQueue(MERIDIAN_QUEUE) private readonly queue: Queue, @InjectQueue(RUNS_QUEUE) runs: Queue) {
+  constructor(
+    @InjectQueue(MERIDIAN_QUEUE) private readonly queue: Queue,
+    @InjectQueue(RUNS_QUEUE) runs: Queue,
+  ) {
     this.queues = { [MERIDIAN_QUEUE]: queue, [RUNS_QUEUE]: runs };
     // Connection errors are reported to listeners at most every 30 s instead of to the console.
     for (const q of Object.values(this.queues)) {
@@ -38,8 +41,11 @@ export class JobQueue {
   /** Registers the repeatable housekeeping job (idempotent: one scheduler however many workers call it). */
   async scheduleHousekeeping(): Promise<void> {
     const def = JOB_DEFINITIONS[JobName.Housekeeping];
-    await this.queues[def.queue].upsertJobScheduler('housekeeping', { every: HOUSEKEEPING_EVERY_MS },
-      { name: JobName.Housekeeping, data: {}, opts: def.options });
+    await this.queues[def.queue].upsertJobScheduler(
+      'housekeeping',
+      { every: HOUSEKEEPING_EVERY_MS },
+      { name: JobName.Housekeeping, data: {}, opts: def.options },
+    );
   }
 
   /** Round-trips to Redis; throws when it is unreachable. */
@@ -59,7 +65,8 @@ export class JobQueue {
   async counts(): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
     for (const q of Object.values(this.queues)) {
-      for (const [k, n] of Object.entries(await q.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed'))) out[k] = (out[k] ?? 0) + n;
+      for (const [k, n] of Object.entries(await q.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed')))
+        out[k] = (out[k] ?? 0) + n;
     }
     return out;
   }

@@ -21,9 +21,10 @@ export class JobsModule {
       imports: [
         BullModule.forRoot({
           prefix: options.prefix,
-          connection: redisConnection(options.redisUrl, options.worker
-            ? { maxRetriesPerRequest: null }
-            : { maxRetriesPerRequest: 2, connectTimeout: 5000, enableOfflineQueue: false }),
+          connection: redisConnection(
+            options.redisUrl,
+            options.worker ? { maxRetriesPerRequest: null } : { maxRetriesPerRequest: 2, connectTimeout: 5000, enableOfflineQueue: false },
+          ),
         }),
         BullModule.registerQueue({ name: MERIDIAN_QUEUE }, { name: RUNS_QUEUE }),
       ],

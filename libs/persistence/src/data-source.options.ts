@@ -2,7 +2,11 @@ import { DataSourceOptions } from 'typeorm';
 import { ActivityEntity, ActivityExecutionItemEntity } from './entities/activity.entity';
 import { ApiKeyEntity } from './entities/api-key.entity';
 import {
-  MetaverseAttributeEntity, MetaverseObjectEntity, MetaverseObjectLookupEntity, MetaverseObjectTypeAttributeEntity, MetaverseObjectTypeEntity,
+  MetaverseAttributeEntity,
+  MetaverseObjectEntity,
+  MetaverseObjectLookupEntity,
+  MetaverseObjectTypeAttributeEntity,
+  MetaverseObjectTypeEntity,
 } from './entities/metaverse.entity';
 import { QueueProbeEntity } from './entities/queue-probe.entity';
 import { RoleEntity, RoleMemberEntity } from './entities/role.entity';
@@ -13,22 +17,52 @@ import { Schedules1764000000000 } from './migrations/1764000000000-schedules';
 import { ScheduleEntity, ScheduleExecutionEntity, ScheduleExecutionStepEntity, ScheduleStepEntity } from './entities/schedule.entity';
 import { TrustedCertificateEntity } from './entities/certificate.entity';
 import {
-  ConnectedSystemAttributeEntity, ConnectedSystemEntity, ConnectedSystemObjectEntity, ConnectedSystemObjectTypeEntity, RunProfileEntity,
+  ConnectedSystemAttributeEntity,
+  ConnectedSystemEntity,
+  ConnectedSystemObjectEntity,
+  ConnectedSystemObjectTypeEntity,
+  RunProfileEntity,
 } from './entities/connected-system.entity';
-import { SyncRuleEntity, SyncRuleMappingEntity, SyncRuleMappingSourceEntity, SyncRuleMatchingRuleEntity } from './entities/sync-rule.entity';
+import {
+  SyncRuleEntity,
+  SyncRuleMappingEntity,
+  SyncRuleMappingSourceEntity,
+  SyncRuleMatchingRuleEntity,
+} from './entities/sync-rule.entity';
 import { Engine1764100000000 } from './migrations/1764100000000-engine';
 import { PendingExportEntity, RunLockEntity } from './entities/engine.entity';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
 /** Every entity, as classes (not globs) so the same options work from dist, the CLI and jest. */
 export const ENTITIES = [
-  ApiKeyEntity, RoleEntity, RoleMemberEntity, ServiceSettingEntity, ActivityEntity, ActivityExecutionItemEntity,
-  MetaverseObjectTypeEntity, MetaverseAttributeEntity, MetaverseObjectTypeAttributeEntity, MetaverseObjectEntity,
-  MetaverseObjectLookupEntity, QueueProbeEntity,
-  ConnectedSystemEntity, ConnectedSystemObjectTypeEntity, ConnectedSystemAttributeEntity, RunProfileEntity, ConnectedSystemObjectEntity,
-  SyncRuleEntity, SyncRuleMappingEntity, SyncRuleMappingSourceEntity, SyncRuleMatchingRuleEntity, TrustedCertificateEntity,
-  ScheduleEntity, ScheduleStepEntity, ScheduleExecutionEntity, ScheduleExecutionStepEntity,
-  PendingExportEntity, RunLockEntity,
+  ApiKeyEntity,
+  RoleEntity,
+  RoleMemberEntity,
+  ServiceSettingEntity,
+  ActivityEntity,
+  ActivityExecutionItemEntity,
+  MetaverseObjectTypeEntity,
+  MetaverseAttributeEntity,
+  MetaverseObjectTypeAttributeEntity,
+  MetaverseObjectEntity,
+  MetaverseObjectLookupEntity,
+  QueueProbeEntity,
+  ConnectedSystemEntity,
+  ConnectedSystemObjectTypeEntity,
+  ConnectedSystemAttributeEntity,
+  RunProfileEntity,
+  ConnectedSystemObjectEntity,
+  SyncRuleEntity,
+  SyncRuleMappingEntity,
+  SyncRuleMappingSourceEntity,
+  SyncRuleMatchingRuleEntity,
+  TrustedCertificateEntity,
+  ScheduleEntity,
+  ScheduleStepEntity,
+  ScheduleExecutionEntity,
+  ScheduleExecutionStepEntity,
+  PendingExportEntity,
+  RunLockEntity,
 ];
 
 /** Migrations in order. Never `synchronize`. */

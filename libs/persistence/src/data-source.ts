@@ -3,4 +3,6 @@ import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from './data-source.options';
 
-export default new DataSource(dataSourceOptions(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/meridian', 'meridian-cli', 1));
+export default new DataSource(
+  dataSourceOptions(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/meridian', 'meridian-cli', 1),
+);

@@ -1,6 +1,10 @@
 import { DefaultNamingStrategy, NamingStrategyInterface } from 'typeorm';
 
-const snake = (s: string) => s.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z])([A-Z][a-z])/g, '$1_$2').toLowerCase();
+const snake = (s: string) =>
+  s
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z])([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase();
 
 /** Maps camelCase properties to snake_case columns so entities stay free of column-name noise. */
 export class SnakeNamingStrategy extends DefaultNamingStrategy implements NamingStrategyInterface {

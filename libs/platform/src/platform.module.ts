@@ -9,7 +9,10 @@ export class PlatformModule {
   static forRoot(config: AppConfig, logger: Logger): DynamicModule {
     return {
       module: PlatformModule,
-      providers: [{ provide: APP_CONFIG, useValue: config }, { provide: LOGGER, useValue: logger }],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: LOGGER, useValue: logger },
+      ],
       exports: [APP_CONFIG, LOGGER],
     };
   }

@@ -5,8 +5,21 @@ import { createWriteStream } from 'node:fs';
 
 /** Header of the generated file, in column order. */
 export const HR_CSV_COLUMNS = [
-  'employeeId', 'firstName', 'lastName', 'email', 'department', 'title', 'company', 'pronouns', 'samAccountName',
-  'displayName', 'status', 'userPrincipalName', 'employeeType', 'employeeEndDate', 'manager',
+  'employeeId',
+  'firstName',
+  'lastName',
+  'email',
+  'department',
+  'title',
+  'company',
+  'pronouns',
+  'samAccountName',
+  'displayName',
+  'status',
+  'userPrincipalName',
+  'employeeType',
+  'employeeEndDate',
+  'manager',
 ] as const;
 
 export type HrColumn = (typeof HR_CSV_COLUMNS)[number];
@@ -14,26 +27,108 @@ export type HrRecord = Record<HrColumn, string>;
 
 /** The 12 departments, assigned in a cycle (row 1 → Engineering, row 13 → Engineering again). */
 export const HR_DEPARTMENTS = [
-  'Engineering', 'Sales', 'Marketing', 'Finance', 'Human Resources', 'Legal',
-  'Operations', 'Customer Support', 'Research', 'Facilities', 'Procurement', 'Information Technology',
+  'Engineering',
+  'Sales',
+  'Marketing',
+  'Finance',
+  'Human Resources',
+  'Legal',
+  'Operations',
+  'Customer Support',
+  'Research',
+  'Facilities',
+  'Procurement',
+  'Information Technology',
 ] as const;
 
 /** Number of direct reports per manager: row i (i > 1) reports to row floor((i - 2) / SPAN) + 1. */
 export const HR_MANAGER_SPAN = 8;
 
 const FIRST_NAMES = [
-  'Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Margaret', 'Ken', 'Frances', 'Niklaus', 'Radia', 'Tim',
-  'Shafi', 'Leslie', 'Sophie', 'John', 'Katherine', 'Dennis', 'Hedy', 'Linus', 'Joan', 'Vint', 'Mary', 'Guido',
-  'Zoë', 'José', 'Renée', 'Björn', 'François', 'Anaïs', 'Chloé', 'Mikael', 'Priya', 'Wei', 'Amara', 'Kofi',
+  'Ada',
+  'Grace',
+  'Alan',
+  'Edsger',
+  'Barbara',
+  'Donald',
+  'Margaret',
+  'Ken',
+  'Frances',
+  'Niklaus',
+  'Radia',
+  'Tim',
+  'Shafi',
+  'Leslie',
+  'Sophie',
+  'John',
+  'Katherine',
+  'Dennis',
+  'Hedy',
+  'Linus',
+  'Joan',
+  'Vint',
+  'Mary',
+  'Guido',
+  'Zoë',
+  'José',
+  'Renée',
+  'Björn',
+  'François',
+  'Anaïs',
+  'Chloé',
+  'Mikael',
+  'Priya',
+  'Wei',
+  'Amara',
+  'Kofi',
 ];
 const LAST_NAMES = [
-  'Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Hamilton', 'Thompson', 'Allen', 'Wirth', 'Perlman',
-  'Berners-Lee', 'Goldwasser', 'Lamport', 'Wilson', 'McCarthy', 'Johnson', 'Ritchie', 'Lamarr', 'Torvalds', 'Clarke',
-  'Cerf', 'Keller', "O'Neil", 'Müller', 'García', 'Núñez', 'Fernández', 'Lindqvist', 'Dubois', 'Nakamura', 'Okafor',
+  'Lovelace',
+  'Hopper',
+  'Turing',
+  'Dijkstra',
+  'Liskov',
+  'Knuth',
+  'Hamilton',
+  'Thompson',
+  'Allen',
+  'Wirth',
+  'Perlman',
+  'Berners-Lee',
+  'Goldwasser',
+  'Lamport',
+  'Wilson',
+  'McCarthy',
+  'Johnson',
+  'Ritchie',
+  'Lamarr',
+  'Torvalds',
+  'Clarke',
+  'Cerf',
+  'Keller',
+  "O'Neil",
+  'Müller',
+  'García',
+  'Núñez',
+  'Fernández',
+  'Lindqvist',
+  'Dubois',
+  'Nakamura',
+  'Okafor',
 ];
 const TITLES = [
-  'Analyst', 'Senior Analyst', 'Engineer', 'Senior Engineer', 'Specialist', 'Coordinator', 'Team Lead', 'Manager',
-  'Director, Strategy', 'Head of Department', 'Associate', 'Consultant "Tier 2"',
+  'Analyst',
+  'Senior Analyst',
+  'Engineer',
+  'Senior Engineer',
+  'Specialist',
+  'Coordinator',
+  'Team Lead',
+  'Manager',
+  'Director, Strategy',
+  'Head of Department',
+  'Associate',
+  'Consultant "Tier 2"',
 ];
 const COMPANIES = ['Meridian Holdings', 'Meridian Labs', 'Meridian Services Ltd'];
 const PRONOUNS = ['she/her', 'he/him', 'they/them'];
@@ -59,7 +154,11 @@ const isoDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** Folds accents and drops everything but letters, digits and hyphens (for account names). */
 function accountPart(name: string): string {
-  return name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9-]/g, '');
+  return name
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '');
 }
 
 /** The employee ID of row `index` (1-based): EMP000001 … */

@@ -13,7 +13,10 @@ export interface TestDatabase {
 
 /** Creates a throwaway database with every migration applied; `drop()` removes it. */
 export async function createTestDatabase(label = 'test', migrate = true): Promise<TestDatabase> {
-  const name = `meridian_${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 20)}_${randomBytes(6).toString('hex')}`;
+  const name = `meridian_${label
+    .replace(/[^a-z0-9]/gi, '')
+    .toLowerCase()
+    .slice(0, 20)}_${randomBytes(6).toString('hex')}`;
   const url = new URL(TEST_POSTGRES_URL);
   url.pathname = `/${name}`;
   await ensureDatabase(url.toString());

@@ -31,29 +31,49 @@ describe('migrations', () => {
     const types = await ds.query(`SELECT name FROM metaverse_object_type WHERE is_built_in ORDER BY name`);
     expect(types.map((t: { name: string }) => t.name)).toEqual(['Group', 'User']);
     const [{ count: userAttrs }] = await ds.query(
-      `SELECT count(*)::int AS count FROM metaverse_object_type_attribute ta JOIN metaverse_object_type t ON t.id = ta.object_type_id WHERE t.name = 'User'`);
+      `SELECT count(*)::int AS count FROM metaverse_object_type_attribute ta JOIN metaverse_object_type t ON t.id = ta.object_type_id WHERE t.name = 'User'`,
+    );
     expect(userAttrs).toBe(BUILT_IN_USER_ATTRIBUTES.length);
     const [{ count: groupAttrs }] = await ds.query(
-      `SELECT count(*)::int AS count FROM metaverse_object_type_attribute ta JOIN metaverse_object_type t ON t.id = ta.object_type_id WHERE t.name = 'Group'`);
+      `SELECT count(*)::int AS count FROM metaverse_object_type_attribute ta JOIN metaverse_object_type t ON t.id = ta.object_type_id WHERE t.name = 'Group'`,
+    );
     expect(groupAttrs).toBe(BUILT_IN_GROUP_ATTRIBUTES.length);
     expect(await ds.query(`SELECT name FROM role WHERE is_built_in`)).toEqual([{ name: 'Administrator' }]);
   });
 
   it('deletes lookup rows and execution items with their object, attribute or activity (statement triggers, no per-row keys)', async () => {
     const [type] = await ds.query(`SELECT id FROM metaverse_object_type WHERE name = 'User'`);
-    const [attr] = await ds.query(`INSERT INTO metaverse_attribute (name, type, plurality) VALUES ('Badge', 'String', 'Single') RETURNING id`);
-    const objects = await ds.query(`INSERT INTO metaverse_object (type_id, origin) SELECT $1, 'Projected' FROM generate_series(1, 3) RETURNING id`, [type.id]);
+    const [attr] = await ds.query(
+      `INSERT INTO metaverse_attribute (name, type, plurality) VALUES ('Badge', 'String', 'Single') RETURNING id`,
+    );
+    const objects = await ds.query(
+      `INSERT INTO metaverse_object (type_id, origin) SELECT $1, 'Projected' FROM generate_series(1, 3) RETURNING id`,
+      [type.id],
+    );
     const [email] = await ds.query(`SELECT id FROM metaverse_attribute WHERE name = 'Email'`);
     for (const [i, o] of objects.entries()) {
-      await ds.query(`INSERT INTO metaverse_object_lookup (attribute_id, value_normalised, object_id) VALUES ($1, $2, $3), ($4, $2, $3)`, [attr.id, `v${i}`, o.id, email.id]);
+      await ds.query(`INSERT INTO metaverse_object_lookup (attribute_id, value_normalised, object_id) VALUES ($1, $2, $3), ($4, $2, $3)`, [
+        attr.id,
+        `v${i}`,
+        o.id,
+        email.id,
+      ]);
     }
     const count = async (sql: string, params: unknown[] = []) => Number((await ds.query(sql, params))[0].n);
     await ds.query(`DELETE FROM metaverse_object WHERE id = ANY($1::uuid[])`, [[objects[0].id, objects[1].id]]);
-    expect(await count(`SELECT count(*) AS n FROM metaverse_object_lookup WHERE object_id = ANY($1::uuid[])`, [objects.map((o: { id: string }) => o.id)])).toBe(2);
+    expect(
+      await count(`SELECT count(*) AS n FROM metaverse_object_lookup WHERE object_id = ANY($1::uuid[])`, [
+        objects.map((o: { id: string }) => o.id),
+      ]),
+    ).toBe(2);
     await ds.query(`DELETE FROM metaverse_attribute WHERE id = $1`, [attr.id]);
     expect(await count(`SELECT count(*) AS n FROM metaverse_object_lookup WHERE object_id = $1`, [objects[2].id])).toBe(1);
-    const [activity] = await ds.query(`INSERT INTO activity (status, target_type, target_operation_type, initiated_by_type) VALUES ('Complete', 'ConnectedSystemRunProfile', 'Execute', 'System') RETURNING id`);
-    await ds.query(`INSERT INTO activity_execution_item (activity_id, object_change_type) SELECT $1, 'Add' FROM generate_series(1, 5)`, [activity.id]);
+    const [activity] = await ds.query(
+      `INSERT INTO activity (status, target_type, target_operation_type, initiated_by_type) VALUES ('Complete', 'ConnectedSystemRunProfile', 'Execute', 'System') RETURNING id`,
+    );
+    await ds.query(`INSERT INTO activity_execution_item (activity_id, object_change_type) SELECT $1, 'Add' FROM generate_series(1, 5)`, [
+      activity.id,
+    ]);
     await ds.query(`DELETE FROM activity WHERE id = $1`, [activity.id]);
     expect(await count(`SELECT count(*) AS n FROM activity_execution_item WHERE activity_id = $1`, [activity.id])).toBe(0);
   });

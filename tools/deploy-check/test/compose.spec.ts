@@ -13,7 +13,16 @@ const LONG_RUNNING = ['web', 'worker', 'scheduler'];
 describe('docker-compose.yml (parsed)', () => {
   it('keeps to the classic file format docker-compose 1.29.2 knows', () => {
     expect(compose.version).toBe('3.8');
-    for (const key of Object.keys(compose)) expect(['version', 'services', 'volumes', 'networks', 'x-meridian-image', 'x-meridian-environment', 'x-meridian-hardening']).toContain(key);
+    for (const key of Object.keys(compose))
+      expect([
+        'version',
+        'services',
+        'volumes',
+        'networks',
+        'x-meridian-image',
+        'x-meridian-environment',
+        'x-meridian-hardening',
+      ]).toContain(key);
   });
 
   it('has postgres, redis, migrate, web, worker and scheduler', () => {
@@ -80,7 +89,8 @@ describe('docker-compose.yml (parsed)', () => {
     for (const [name, service] of Object.entries(services)) {
       for (const v of (service.volumes ?? []) as string[]) {
         const source = v.split(':')[0];
-        if (!source.startsWith('.') && !source.startsWith('/')) expect({ name, source, declared: declared.includes(source) }).toEqual({ name, source, declared: true });
+        if (!source.startsWith('.') && !source.startsWith('/'))
+          expect({ name, source, declared: declared.includes(source) }).toEqual({ name, source, declared: true });
       }
     }
   });
@@ -108,7 +118,12 @@ describe('docker-compose.yml (parsed)', () => {
 
 describe('.env.example', () => {
   const text = readRepoFile('.env.example');
-  const assigned = new Map(text.split('\n').filter((l) => /^[A-Z0-9_]+=/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  const assigned = new Map(
+    text
+      .split('\n')
+      .filter((l) => /^[A-Z0-9_]+=/.test(l))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
 
   it('documents every configuration variable', () => {
     expect(CONFIG_VARIABLES.filter((v) => !new RegExp(`\\b${v}\\b`).test(text))).toEqual([]);
@@ -121,12 +136,14 @@ describe('.env.example', () => {
   });
 
   it('contains no secret values, only empty placeholders', () => {
-    for (const v of ['POSTGRES_PASSWORD', ...SECRET_VARIABLES.filter((s) => assigned.has(s))]) expect({ v, value: assigned.get(v) }).toEqual({ v, value: '' });
+    for (const v of ['POSTGRES_PASSWORD', ...SECRET_VARIABLES.filter((s) => assigned.has(s))])
+      expect({ v, value: assigned.get(v) }).toEqual({ v, value: '' });
   });
 });
 
 const dockerCompose = which('docker-compose');
-const composeNote = 'docker-compose (apt package docker-compose, 1.29.2) is not installed: it validates docker-compose.yml offline (STACK.md §12); install it with `apt-get install -y docker-compose`';
+const composeNote =
+  'docker-compose (apt package docker-compose, 1.29.2) is not installed: it validates docker-compose.yml offline (STACK.md §12); install it with `apt-get install -y docker-compose`';
 if (!dockerCompose && !process.env.CI) console.warn(`deploy-check: skipping the docker-compose CLI checks. ${composeNote}.`);
 
 // Runs whenever the binary exists; in CI (CI set) a missing binary is a failure, not a skip.

@@ -9,8 +9,16 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describeRun, ENTRY_FILES, PROCESSES, readRepoFile, repoPath, run } from './support';
 
-interface Instruction { keyword: string; args: string; line: number }
-interface Stage { base: string; name: string | null; instructions: Instruction[] }
+interface Instruction {
+  keyword: string;
+  args: string;
+  line: number;
+}
+interface Stage {
+  base: string;
+  name: string | null;
+  instructions: Instruction[];
+}
 
 /** Minimal Dockerfile reader: comments, line continuations, ARG defaults in FROM, stages. */
 function parseDockerfile(text: string): { args: Record<string, string>; stages: Stage[] } {
@@ -51,7 +59,10 @@ function parseDockerfile(text: string): { args: Record<string, string>; stages: 
 const dockerfile = parseDockerfile(readRepoFile('Dockerfile'));
 const [build, runtime] = dockerfile.stages;
 const all = (stage: Stage, keyword: string): Instruction[] => stage.instructions.filter((i) => i.keyword === keyword);
-const runText = (stage: Stage): string => all(stage, 'RUN').map((i) => i.args).join('\n');
+const runText = (stage: Stage): string =>
+  all(stage, 'RUN')
+    .map((i) => i.args)
+    .join('\n');
 const jsonArray = (s: string): string[] => JSON.parse(s) as string[];
 
 describe('Dockerfile', () => {
@@ -83,7 +94,12 @@ describe('Dockerfile', () => {
 
   it('puts every entry point and the scripts into the runtime copy', () => {
     const text = runText(build);
-    for (const file of ['apps/web/dist/main.js', 'apps/worker/dist/main.js', 'apps/scheduler/dist/main.js', 'libs/persistence/dist/index.js']) {
+    for (const file of [
+      'apps/web/dist/main.js',
+      'apps/worker/dist/main.js',
+      'apps/scheduler/dist/main.js',
+      'libs/persistence/dist/index.js',
+    ]) {
       expect(text).toContain(`/out/${file}`);
     }
     expect(text).toContain('cp tools/migrate.js /out/tools/migrate.js');
@@ -123,7 +139,9 @@ describe('Dockerfile', () => {
   });
 
   it('sets the writable paths outside /app and exposes 8080', () => {
-    const env = all(runtime, 'ENV').map((e) => e.args).join(' ');
+    const env = all(runtime, 'ENV')
+      .map((e) => e.args)
+      .join(' ');
     expect(env).toMatch(/MERIDIAN_LOG_DIR=\/var\/log\/meridian/);
     expect(env).toMatch(/NODE_ENV=production/);
     expect(all(runtime, 'EXPOSE').map((e) => e.args)).toEqual(['8080']);
@@ -132,8 +150,16 @@ describe('Dockerfile', () => {
 
 /** .dockerignore semantics, simplified: `*`, `**`, `?`, `!` exceptions, a match excludes the subtree. */
 function dockerignored(path: string, patterns: string[]): boolean {
-  const toRegex = (p: string): RegExp => new RegExp(`^${p.replace(/^\/+/, '').replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*\*\/?/g, '@@GLOBSTAR@@').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replace(/@@GLOBSTAR@@/g, '(?:.*/)?')}$`);
+  const toRegex = (p: string): RegExp =>
+    new RegExp(
+      `^${p
+        .replace(/^\/+/, '')
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*\*\/?/g, '@@GLOBSTAR@@')
+        .replace(/\*/g, '[^/]*')
+        .replace(/\?/g, '[^/]')
+        .replace(/@@GLOBSTAR@@/g, '(?:.*/)?')}$`,
+    );
   const prefixes = path.split('/').map((_s, i, parts) => parts.slice(0, i + 1).join('/'));
   let ignored = false;
   for (const pattern of patterns) {
@@ -145,18 +171,42 @@ function dockerignored(path: string, patterns: string[]): boolean {
 }
 
 describe('.dockerignore', () => {
-  const patterns = readRepoFile('.dockerignore').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const patterns = readRepoFile('.dockerignore')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
 
   it('keeps local installs, build output, git metadata and secrets out of the build context', () => {
-    for (const p of ['node_modules/x', 'apps/web/node_modules/x', 'apps/web/dist/main.js', '.git/HEAD', '.env', '.env.local', 'reports/x.json', 'logs/web.log', '.nx/cache']) {
+    for (const p of [
+      'node_modules/x',
+      'apps/web/node_modules/x',
+      'apps/web/dist/main.js',
+      '.git/HEAD',
+      '.env',
+      '.env.local',
+      'reports/x.json',
+      'logs/web.log',
+      '.nx/cache',
+    ]) {
       expect({ p, ignored: dockerignored(p, patterns) }).toEqual({ p, ignored: true });
     }
   });
 
   it('keeps everything the build needs', () => {
-    const needed = ['package.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', 'nx.json', 'tsconfig.base.json',
-      'apps/web/package.json', 'apps/web/src/main.ts', 'libs/persistence/src/index.ts', 'tools/migrate.js',
-      'docker/entrypoint.sh', 'docker/healthcheck.js', 'apps/web/tsconfig.build.json'];
+    const needed = [
+      'package.json',
+      'pnpm-lock.yaml',
+      'pnpm-workspace.yaml',
+      'nx.json',
+      'tsconfig.base.json',
+      'apps/web/package.json',
+      'apps/web/src/main.ts',
+      'libs/persistence/src/index.ts',
+      'tools/migrate.js',
+      'docker/entrypoint.sh',
+      'docker/healthcheck.js',
+      'apps/web/tsconfig.build.json',
+    ];
     for (const p of needed) expect({ p, ignored: dockerignored(p, patterns) }).toEqual({ p, ignored: false });
   });
 
@@ -200,7 +250,8 @@ describe('entry points', () => {
     expect(existsSync(repoPath(ENTRY_FILES.migrate))).toBe(true);
     // The image has `pnpm install --prod`: a root devDependency would be missing at run time.
     const source = readRepoFile(ENTRY_FILES.migrate);
-    const bare = [...source.matchAll(/require\(\s*['"]([^'"./][^'"]*)['"]\s*\)/g)].map((m) => m[1])
+    const bare = [...source.matchAll(/require\(\s*['"]([^'"./][^'"]*)['"]\s*\)/g)]
+      .map((m) => m[1])
       .filter((name) => !name.startsWith('node:') && !builtinModules.includes(name))
       .map((name) => (name.startsWith('@') ? name.split('/').slice(0, 2).join('/') : name.split('/')[0]));
     const dependencies = Object.keys(JSON.parse(readRepoFile('package.json')).dependencies ?? {});
@@ -230,7 +281,10 @@ describe('docker/entrypoint.sh (run against stub entry files)', () => {
     chmodSync(join(root, 'docker/entrypoint.sh'), 0o755);
     for (const [name, file] of Object.entries(ENTRY_FILES)) {
       mkdirSync(dirname(join(root, file)), { recursive: true });
-      writeFileSync(join(root, file), `process.stdout.write(JSON.stringify({ name: ${JSON.stringify(name)}, args: process.argv.slice(2), cwd: process.cwd(), pid: process.pid }));\n`);
+      writeFileSync(
+        join(root, file),
+        `process.stdout.write(JSON.stringify({ name: ${JSON.stringify(name)}, args: process.argv.slice(2), cwd: process.cwd(), pid: process.pid }));\n`,
+      );
     }
   });
 
@@ -285,7 +339,9 @@ describe('docker/healthcheck.js', () => {
 
   const check = (args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> =>
     new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env.PATH ?? '', MERIDIAN_HEALTHCHECK_TIMEOUT_MS: '2000', ...env } });
+      const child = spawn(process.execPath, [script, ...args], {
+        env: { PATH: process.env.PATH ?? '', MERIDIAN_HEALTHCHECK_TIMEOUT_MS: '2000', ...env },
+      });
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       child.stderr.on('data', (d) => (out += d));

@@ -6,7 +6,15 @@ describe('docs/operations.md', () => {
   const text = readRepoFile('docs', 'operations.md');
 
   it('covers compose, Kubernetes, probes, scaling, TLS, logs and backups', () => {
-    for (const heading of [/^## .*Docker Compose/im, /^## .*Kubernetes/im, /^## .*Probes/im, /^## .*Scaling/im, /^## .*TLS/im, /^## .*Logs/im, /^## .*Backups?/im]) {
+    for (const heading of [
+      /^## .*Docker Compose/im,
+      /^## .*Kubernetes/im,
+      /^## .*Probes/im,
+      /^## .*Scaling/im,
+      /^## .*TLS/im,
+      /^## .*Logs/im,
+      /^## .*Backups?/im,
+    ]) {
       expect(text).toMatch(heading);
     }
   });

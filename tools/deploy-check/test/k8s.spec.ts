@@ -3,7 +3,24 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { CONFIG_VARIABLES, describeRun, ENTRY_FILES, K8S, k8sFiles, loadManifests, loadYaml, ManifestDoc, Obj, podSpec, PROCESSES, repoPath, run, SECRET_VARIABLES, selects, which } from './support';
+import {
+  CONFIG_VARIABLES,
+  describeRun,
+  ENTRY_FILES,
+  K8S,
+  k8sFiles,
+  loadManifests,
+  loadYaml,
+  ManifestDoc,
+  Obj,
+  podSpec,
+  PROCESSES,
+  repoPath,
+  run,
+  SECRET_VARIABLES,
+  selects,
+  which,
+} from './support';
 
 const NAMESPACE = 'meridian';
 const SECRET_TEMPLATE = 'secret.template.yaml';
@@ -45,11 +62,23 @@ describe('k8s manifests: schema', () => {
 
   it('the validator rejects a wrong type and an unknown kind (it is not vacuous)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'k8s-bad-'));
-    writeFileSync(join(dir, 'bad.yaml'), [
-      'apiVersion: apps/v1', 'kind: Deployment', 'metadata: {name: x}', 'spec:', '  replicas: two',
-      '  selector: {matchLabels: {a: b}}', '  template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: i}]}}',
-      '---', 'apiVersion: v1', 'kind: Bogus', 'metadata: {name: y}', '',
-    ].join('\n'));
+    writeFileSync(
+      join(dir, 'bad.yaml'),
+      [
+        'apiVersion: apps/v1',
+        'kind: Deployment',
+        'metadata: {name: x}',
+        'spec:',
+        '  replicas: two',
+        '  selector: {matchLabels: {a: b}}',
+        '  template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: i}]}}',
+        '---',
+        'apiVersion: v1',
+        'kind: Bogus',
+        'metadata: {name: y}',
+        '',
+      ].join('\n'),
+    );
     const r = run(process.execPath, [repoPath('tools/deploy-check/validate-k8s.mjs'), '--json', dir]);
     expect(r.status).toBe(1);
     const bad = JSON.parse(r.stdout);
@@ -62,13 +91,21 @@ describe('k8s manifests: schema', () => {
 describe('k8s manifests: structure', () => {
   it('has the expected objects', () => {
     const names = applied.map((d) => `${d.obj.kind}/${d.obj.metadata?.name}`).sort();
-    expect(names).toEqual(expect.arrayContaining([
-      'Namespace/meridian', 'ConfigMap/meridian-config',
-      'Deployment/meridian-web', 'Deployment/meridian-worker', 'Deployment/meridian-scheduler',
-      'Service/meridian-web', 'Ingress/meridian', 'Job/meridian-migrate',
-      'HorizontalPodAutoscaler/meridian-worker',
-      'PodDisruptionBudget/meridian-web', 'PodDisruptionBudget/meridian-scheduler',
-    ]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'Namespace/meridian',
+        'ConfigMap/meridian-config',
+        'Deployment/meridian-web',
+        'Deployment/meridian-worker',
+        'Deployment/meridian-scheduler',
+        'Service/meridian-web',
+        'Ingress/meridian',
+        'Job/meridian-migrate',
+        'HorizontalPodAutoscaler/meridian-worker',
+        'PodDisruptionBudget/meridian-web',
+        'PodDisruptionBudget/meridian-scheduler',
+      ]),
+    );
     expect(new Set(names).size).toBe(names.length);
   });
 
@@ -87,7 +124,10 @@ describe('k8s manifests: structure', () => {
 
   it('every object is labelled part-of meridian and, except the Namespace, lives in the meridian namespace', () => {
     for (const d of docs) {
-      expect({ what: label(d), partOf: d.obj.metadata?.labels?.['app.kubernetes.io/part-of'] }).toEqual({ what: label(d), partOf: 'meridian' });
+      expect({ what: label(d), partOf: d.obj.metadata?.labels?.['app.kubernetes.io/part-of'] }).toEqual({
+        what: label(d),
+        partOf: 'meridian',
+      });
       if (d.obj.kind !== 'Namespace') expect({ what: label(d), ns: d.obj.metadata?.namespace }).toEqual({ what: label(d), ns: NAMESPACE });
     }
   });
@@ -119,8 +159,12 @@ describe('k8s workloads (Deployments and the migration Job)', () => {
     for (const w of workloads()) {
       for (const c of podSpec(w).containers as Obj[]) {
         const what = `${w.kind}/${w.metadata.name}/${c.name}`;
-        expect({ what, cpu: Boolean(c.resources?.requests?.cpu), memory: Boolean(c.resources?.requests?.memory), limit: Boolean(c.resources?.limits?.memory) })
-          .toEqual({ what, cpu: true, memory: true, limit: true });
+        expect({
+          what,
+          cpu: Boolean(c.resources?.requests?.cpu),
+          memory: Boolean(c.resources?.requests?.memory),
+          limit: Boolean(c.resources?.limits?.memory),
+        }).toEqual({ what, cpu: true, memory: true, limit: true });
       }
     }
   });
@@ -129,10 +173,23 @@ describe('k8s workloads (Deployments and the migration Job)', () => {
     for (const w of workloads()) {
       const spec = podSpec(w);
       const what = `${w.kind}/${w.metadata.name}`;
-      expect({ what, ...spec.securityContext }).toMatchObject({ what, runAsNonRoot: true, runAsUser: 10001, runAsGroup: 10001, fsGroup: 10001, seccompProfile: { type: 'RuntimeDefault' } });
+      expect({ what, ...spec.securityContext }).toMatchObject({
+        what,
+        runAsNonRoot: true,
+        runAsUser: 10001,
+        runAsGroup: 10001,
+        fsGroup: 10001,
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
       expect({ what, token: spec.automountServiceAccountToken }).toEqual({ what, token: false });
       for (const c of spec.containers as Obj[]) {
-        expect({ what, ...c.securityContext }).toMatchObject({ what, runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+        expect({ what, ...c.securityContext }).toMatchObject({
+          what,
+          runAsNonRoot: true,
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          capabilities: { drop: ['ALL'] },
+        });
         expect(c.securityContext.privileged).not.toBe(true);
       }
     }
@@ -145,7 +202,10 @@ describe('k8s workloads (Deployments and the migration Job)', () => {
       const spec = podSpec(w);
       for (const path of [logDir, '/tmp']) {
         const mount = (spec.containers[0].volumeMounts as Obj[]).find((m) => m.mountPath === path);
-        expect({ what: `${w.metadata.name} ${path}`, mounted: Boolean(mount) }).toEqual({ what: `${w.metadata.name} ${path}`, mounted: true });
+        expect({ what: `${w.metadata.name} ${path}`, mounted: Boolean(mount) }).toEqual({
+          what: `${w.metadata.name} ${path}`,
+          mounted: true,
+        });
         const volume = (spec.volumes as Obj[]).find((v) => v.name === mount!.name);
         expect(volume?.emptyDir).toBeDefined();
         expect(mount!.readOnly).not.toBe(true);
@@ -164,7 +224,9 @@ describe('k8s workloads (Deployments and the migration Job)', () => {
     const secretName = secretTemplate().metadata.name;
     for (const w of workloads()) {
       const c = podSpec(w).containers[0];
-      expect(c.envFrom).toEqual(expect.arrayContaining([{ configMapRef: { name: 'meridian-config' } }, { secretRef: { name: secretName } }]));
+      expect(c.envFrom).toEqual(
+        expect.arrayContaining([{ configMapRef: { name: 'meridian-config' } }, { secretRef: { name: secretName } }]),
+      );
       // Secrets never inline.
       for (const e of (c.env ?? []) as Obj[]) expect(SECRET_VARIABLES).not.toContain(e.name);
       expect(podSpec(w).enableServiceLinks).toBe(false);
@@ -174,9 +236,10 @@ describe('k8s workloads (Deployments and the migration Job)', () => {
   it('select their own pods', () => {
     for (const d of deployments()) expect(selects(d.spec.selector.matchLabels, d.spec.template.metadata.labels)).toBe(true);
     // No two Deployments select each other's pods.
-    for (const a of deployments()) for (const b of deployments()) {
-      if (a !== b) expect(selects(a.spec.selector.matchLabels, b.spec.template.metadata.labels)).toBe(false);
-    }
+    for (const a of deployments())
+      for (const b of deployments()) {
+        if (a !== b) expect(selects(a.spec.selector.matchLabels, b.spec.template.metadata.labels)).toBe(false);
+      }
   });
 });
 
@@ -235,14 +298,17 @@ describe('web', () => {
 });
 
 describe('worker and scheduler', () => {
-  it.each(['worker', 'scheduler'])('%s has no readiness probe and an exec liveness probe running docker/healthcheck.js for itself', (name) => {
-    const c = podSpec(one('Deployment', `meridian-${name}`)).containers[0];
-    expect(c.readinessProbe).toBeUndefined();
-    expect(c.ports).toBeUndefined();
-    expect(c.livenessProbe.exec.command).toEqual(['node', '/app/docker/healthcheck.js', name]);
-    // The image copies docker/ to /app/docker.
-    expect(existsSync(repoPath('docker', 'healthcheck.js'))).toBe(true);
-  });
+  it.each(['worker', 'scheduler'])(
+    '%s has no readiness probe and an exec liveness probe running docker/healthcheck.js for itself',
+    (name) => {
+      const c = podSpec(one('Deployment', `meridian-${name}`)).containers[0];
+      expect(c.readinessProbe).toBeUndefined();
+      expect(c.ports).toBeUndefined();
+      expect(c.livenessProbe.exec.command).toEqual(['node', '/app/docker/healthcheck.js', name]);
+      // The image copies docker/ to /app/docker.
+      expect(existsSync(repoPath('docker', 'healthcheck.js'))).toBe(true);
+    },
+  );
 
   it('the HorizontalPodAutoscaler (autoscaling/v2) targets the worker Deployment, which leaves replicas to it', () => {
     const hpa = one('HorizontalPodAutoscaler', 'meridian-worker');
@@ -254,7 +320,8 @@ describe('worker and scheduler', () => {
     const worker = one('Deployment', 'meridian-worker');
     expect(worker.spec.replicas).toBeUndefined();
     // CPU utilisation is relative to the request.
-    if ((hpa.spec.metrics as Obj[]).some((m) => m.resource?.name === 'cpu')) expect(podSpec(worker).containers[0].resources.requests.cpu).toBeDefined();
+    if ((hpa.spec.metrics as Obj[]).some((m) => m.resource?.name === 'cpu'))
+      expect(podSpec(worker).containers[0].resources.requests.cpu).toBeDefined();
   });
 
   it('the scheduler runs two replicas (one leader)', () => {
@@ -298,7 +365,9 @@ describe('migration Job', () => {
     const job = one('Job', 'meridian-migrate');
     expect(job.metadata.labels['app.kubernetes.io/component']).toBe('migrate');
     const component = (value: string): string[] =>
-      applied.filter((d) => d.obj.metadata?.labels?.['app.kubernetes.io/component'] === value).map((d) => `${d.obj.kind}/${d.obj.metadata.name}`);
+      applied
+        .filter((d) => d.obj.metadata?.labels?.['app.kubernetes.io/component'] === value)
+        .map((d) => `${d.obj.kind}/${d.obj.metadata.name}`);
     // docs/operations.md: `kubectl apply -k k8s/ -l app.kubernetes.io/component=config`, then `=migrate`.
     expect(component('migrate')).toEqual(['Job/meridian-migrate']);
     expect(component('config')).toEqual(['ConfigMap/meridian-config']);
@@ -309,8 +378,12 @@ describe('configuration', () => {
   it('the ConfigMap holds only known, non-secret variables as strings', () => {
     const data = config().data as Record<string, unknown>;
     for (const [key, value] of Object.entries(data)) {
-      expect({ key, known: CONFIG_VARIABLES.includes(key), secret: SECRET_VARIABLES.includes(key), type: typeof value })
-        .toEqual({ key, known: true, secret: false, type: 'string' });
+      expect({ key, known: CONFIG_VARIABLES.includes(key), secret: SECRET_VARIABLES.includes(key), type: typeof value }).toEqual({
+        key,
+        known: true,
+        secret: false,
+        type: 'string',
+      });
     }
   });
 
@@ -319,7 +392,8 @@ describe('configuration', () => {
     expect(secret.kind).toBe('Secret');
     const values = secret.stringData as Record<string, string>;
     expect(Object.keys(values).sort()).toEqual([...SECRET_VARIABLES].sort());
-    for (const [key, value] of Object.entries(values)) expect({ key, placeholder: /REPLACE_WITH_/.test(value) }).toEqual({ key, placeholder: true });
+    for (const [key, value] of Object.entries(values))
+      expect({ key, placeholder: /REPLACE_WITH_/.test(value) }).toEqual({ key, placeholder: true });
     expect(secret.data).toBeUndefined();
   });
 

@@ -21,11 +21,33 @@ export const ENTRY_FILES: Record<(typeof PROCESSES)[number], string> = {
 
 /** Every environment variable the processes read (libs/platform/src/config/app-config.ts). */
 export const CONFIG_VARIABLES = [
-  'DATABASE_URL', 'REDIS_URL', 'MERIDIAN_REDIS_PREFIX', 'PORT', 'MERIDIAN_HOST', 'MERIDIAN_BOOTSTRAP_API_KEY',
-  'MERIDIAN_ENCRYPTION_KEY', 'MERIDIAN_ENCRYPTION_KEY_FILE', 'MERIDIAN_LOG_DIR', 'MERIDIAN_LOG_LEVEL', 'MERIDIAN_LOG_CONSOLE',
-  'OIDC_AUTHORITY', 'OIDC_CLIENT_ID', 'OIDC_SCOPES', 'OIDC_AUDIENCE', 'OIDC_SUBJECT_CLAIM', 'OIDC_SUBJECT_ATTRIBUTE',
-  'OIDC_ALGORITHMS', 'TLS_CERT_FILE', 'TLS_KEY_FILE', 'MERIDIAN_BODY_LIMIT', 'MERIDIAN_CORS_ORIGINS', 'MERIDIAN_TRUST_PROXY',
-  'MERIDIAN_WORKER_CONCURRENCY', 'MERIDIAN_CONNECTOR_FILES_ROOT', 'MERIDIAN_SCRIPTS_ROOT', 'MERIDIAN_SCHEDULER_CATCH_UP_MINUTES',
+  'DATABASE_URL',
+  'REDIS_URL',
+  'MERIDIAN_REDIS_PREFIX',
+  'PORT',
+  'MERIDIAN_HOST',
+  'MERIDIAN_BOOTSTRAP_API_KEY',
+  'MERIDIAN_ENCRYPTION_KEY',
+  'MERIDIAN_ENCRYPTION_KEY_FILE',
+  'MERIDIAN_LOG_DIR',
+  'MERIDIAN_LOG_LEVEL',
+  'MERIDIAN_LOG_CONSOLE',
+  'OIDC_AUTHORITY',
+  'OIDC_CLIENT_ID',
+  'OIDC_SCOPES',
+  'OIDC_AUDIENCE',
+  'OIDC_SUBJECT_CLAIM',
+  'OIDC_SUBJECT_ATTRIBUTE',
+  'OIDC_ALGORITHMS',
+  'TLS_CERT_FILE',
+  'TLS_KEY_FILE',
+  'MERIDIAN_BODY_LIMIT',
+  'MERIDIAN_CORS_ORIGINS',
+  'MERIDIAN_TRUST_PROXY',
+  'MERIDIAN_WORKER_CONCURRENCY',
+  'MERIDIAN_CONNECTOR_FILES_ROOT',
+  'MERIDIAN_SCRIPTS_ROOT',
+  'MERIDIAN_SCHEDULER_CATCH_UP_MINUTES',
 ];
 /** The ones that are secrets: never in a ConfigMap, never literal in docker-compose.yml. */
 export const SECRET_VARIABLES = ['DATABASE_URL', 'REDIS_URL', 'MERIDIAN_ENCRYPTION_KEY', 'MERIDIAN_BOOTSTRAP_API_KEY'];
@@ -39,7 +61,9 @@ export interface ManifestDoc {
 }
 
 export function k8sFiles(): string[] {
-  return readdirSync(K8S).filter((f) => /\.ya?ml$/.test(f)).sort();
+  return readdirSync(K8S)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort();
 }
 
 /** Every document of every k8s/*.yaml except kustomization.yaml; throws on YAML errors. */
@@ -72,8 +96,18 @@ export function which(command: string): string | null {
   return null;
 }
 
-export function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): SpawnSyncReturns<string> {
-  return spawnSync(command, args, { cwd: options.cwd ?? REPO, env: options.env ?? process.env, input: options.input, encoding: 'utf8', timeout: 30_000 });
+export function run(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
+): SpawnSyncReturns<string> {
+  return spawnSync(command, args, {
+    cwd: options.cwd ?? REPO,
+    env: options.env ?? process.env,
+    input: options.input,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
 }
 
 /** Describes a spawn result for assertion messages. */

@@ -3,12 +3,29 @@ import { ApiProperty, ApiPropertyOptional, ApiResponse, DocumentBuilder, Swagger
 
 /** The error body of every 4xx/5xx (ARCHITECTURE.md §4). */
 export class ErrorBodyDto {
-  @ApiProperty({ enum: ['VALIDATION_ERROR', 'BAD_REQUEST', 'UNAUTHORISED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR'] })
+  @ApiProperty({
+    enum: [
+      'VALIDATION_ERROR',
+      'BAD_REQUEST',
+      'UNAUTHORISED',
+      'FORBIDDEN',
+      'NOT_FOUND',
+      'CONFLICT',
+      'PAYLOAD_TOO_LARGE',
+      'RATE_LIMITED',
+      'SERVICE_UNAVAILABLE',
+      'INTERNAL_ERROR',
+    ],
+  })
   code: string;
 
   @ApiProperty() message: string;
   @ApiPropertyOptional({ description: 'Extra information about the error.' }) details?: unknown;
-  @ApiPropertyOptional({ description: 'Field name → messages.', type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } })
+  @ApiPropertyOptional({
+    description: 'Field name → messages.',
+    type: 'object',
+    additionalProperties: { type: 'array', items: { type: 'string' } },
+  })
   validationErrors?: Record<string, string[]>;
   @ApiPropertyOptional({ description: 'Present on 5xx responses; the same id is in the web log.' }) errorId?: string;
   @ApiProperty({ format: 'date-time' }) timestamp: string;
@@ -30,8 +47,11 @@ const DESCRIPTIONS: Record<number, string> = {
 
 /** Documents the error responses an endpoint can give, all with the error body. */
 export function ApiErrors(...statuses: number[]) {
-  return applyDecorators(...[...new Set([...statuses, 429, 500])].map((status) =>
-    ApiResponse({ status, description: DESCRIPTIONS[status] ?? 'Error', type: ErrorBodyDto })));
+  return applyDecorators(
+    ...[...new Set([...statuses, 429, 500])].map((status) =>
+      ApiResponse({ status, description: DESCRIPTIONS[status] ?? 'Error', type: ErrorBodyDto }),
+    ),
+  );
 }
 
 /** A paginated envelope (spec 2.1) of `item` for OpenAPI. */
@@ -53,12 +73,17 @@ export function pagedOf<T>(item: Type<T>, name: string): Type<unknown> {
 export function setupOpenApi(app: INestApplication, version: string): void {
   const config = new DocumentBuilder()
     .setTitle('Meridian API')
-    .setDescription('Meridian keeps a central identity store (the metaverse) consistent with connected systems. '
-      + 'Every endpoint except health, version and auth config needs an `X-Api-Key` header or an OIDC bearer access token; '
-      + 'administrative endpoints need the Administrator role. Errors use one body shape (ErrorBodyDto).')
+    .setDescription(
+      'Meridian keeps a central identity store (the metaverse) consistent with connected systems. ' +
+        'Every endpoint except health, version and auth config needs an `X-Api-Key` header or an OIDC bearer access token; ' +
+        'administrative endpoints need the Administrator role. Errors use one body shape (ErrorBodyDto).',
+    )
     .setVersion(version)
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key (mer_…).' }, 'api-key')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An OIDC access token from the configured authority.' }, 'bearer')
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An OIDC access token from the configured authority.' },
+      'bearer',
+    )
     .build();
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorBodyDto] });
   SwaggerModule.setup('api/reference', app, document, {

@@ -9,10 +9,17 @@ export const toQueryInt = ({ value }: { value: unknown }): unknown =>
 /** page/pageSize query parameters with the limits of spec §8 (pageSize max 100). */
 export class PageQueryDto {
   @ApiPropertyOptional({ default: 1, minimum: 1, description: '1-based page number.' })
-  @IsOptional() @Transform(toQueryInt) @IsInt({ message: 'page must be a whole number.' }) @Min(1, { message: 'page must be at least 1.' })
+  @IsOptional()
+  @Transform(toQueryInt)
+  @IsInt({ message: 'page must be a whole number.' })
+  @Min(1, { message: 'page must be at least 1.' })
   page?: number;
 
   @ApiPropertyOptional({ default: 25, minimum: 1, maximum: 100 })
-  @IsOptional() @Transform(toQueryInt) @IsInt({ message: 'pageSize must be a whole number.' }) @Min(1, { message: 'pageSize must be at least 1.' }) @Max(100, { message: 'pageSize must be at most 100.' })
+  @IsOptional()
+  @Transform(toQueryInt)
+  @IsInt({ message: 'pageSize must be a whole number.' })
+  @Min(1, { message: 'pageSize must be at least 1.' })
+  @Max(100, { message: 'pageSize must be at most 100.' })
   pageSize?: number;
 }

@@ -12,7 +12,11 @@ export interface RouteInfo {
   handler: string;
 }
 
-const join = (...parts: string[]) => `/${parts.map((p) => p.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
+const join = (...parts: string[]) =>
+  `/${parts
+    .map((p) => p.replace(/^\/+|\/+$/g, ''))
+    .filter(Boolean)
+    .join('/')}`;
 
 /** Every HTTP route the app registers, with its access rule: for 405 answers and the route-walk test. */
 @Injectable()

@@ -7,7 +7,10 @@ import { RouteCatalog } from './route-catalog';
 /** The platform filter plus route awareness: unknown routes are 404, known paths with the wrong method 405. */
 @Catch()
 export class WebExceptionFilter extends HttpExceptionFilter {
-  constructor(@Inject(LOGGER) logger: Logger, private readonly catalog: RouteCatalog) {
+  constructor(
+    @Inject(LOGGER) logger: Logger,
+    private readonly catalog: RouteCatalog,
+  ) {
     super(logger);
   }
 
@@ -20,7 +23,11 @@ export class WebExceptionFilter extends HttpExceptionFilter {
       const base = { timestamp: new Date().toISOString(), path };
       if (allowed.length) {
         res.setHeader('Allow', allowed.join(', '));
-        res.status(405).json({ code: ErrorCode.BadRequest, message: `Method ${req.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}.`, ...base });
+        res.status(405).json({
+          code: ErrorCode.BadRequest,
+          message: `Method ${req.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}.`,
+          ...base,
+        });
       } else {
         res.status(404).json({ code: ErrorCode.NotFound, message: `No endpoint ${req.method} ${path}.`, ...base });
       }

@@ -23,19 +23,29 @@ export class ConnectedSystemDeletionHandler implements JobHandler<JobName.Delete
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async handle(payload: JobPayloads[JobName.DeleteConnectedSystem], job?: Job<JobPayloads[JobName.DeleteConnectedSystem]>): Promise<unknown> {
+  async handle(
+    payload: JobPayloads[JobName.DeleteConnectedSystem],
+    job?: Job<JobPayloads[JobName.DeleteConnectedSystem]>,
+  ): Promise<unknown> {
     let result;
     try {
       result = await this.deletion.run(payload.activityId, `${hostname()}:${process.pid}`);
     } catch (e) {
       const attempts = job?.opts.attempts ?? 1;
       if (!job || job.attemptsMade + 1 >= attempts) {
-        await this.deletion.fail(payload.activityId, `The deletion failed after ${attempts} attempt(s): ${e instanceof Error ? e.message : String(e)}`);
+        await this.deletion.fail(
+          payload.activityId,
+          `The deletion failed after ${attempts} attempt(s): ${e instanceof Error ? e.message : String(e)}`,
+        );
       }
       throw e;
     }
     if ((result.state === 'waiting' || result.state === 'busy') && job?.token) {
-      this.logger.log({ level: 'debug', message: `Deletion ${payload.activityId} postponed: ${result.reason}`, activityId: payload.activityId });
+      this.logger.log({
+        level: 'debug',
+        message: `Deletion ${payload.activityId} postponed: ${result.reason}`,
+        activityId: payload.activityId,
+      });
       await job.moveToDelayed(Date.now() + DELETION_RECHECK_MS, job.token);
       throw new DelayedError();
     }

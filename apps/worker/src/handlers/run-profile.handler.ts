@@ -17,7 +17,10 @@ export const RUN_LOCK_RECHECK_MS = 2_000;
 export class RunProfileHandler implements JobHandler<JobName.RunProfile> {
   readonly name = JobName.RunProfile;
 
-  constructor(private readonly executor: RunProfileExecutor, @Inject(LOGGER) private readonly logger: Logger) {}
+  constructor(
+    private readonly executor: RunProfileExecutor,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
 
   async handle(payload: JobPayloads[JobName.RunProfile], job?: Job<JobPayloads[JobName.RunProfile]>): Promise<unknown> {
     const outcome = await this.executor.execute(payload.activityId, `${hostname()}:${process.pid}`);

@@ -4,10 +4,23 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
-  ConnectedSystemObjectTypesService, ConnectedSystemSchemaService, ConnectedSystemsService, RunProfileExecutor, RunProfilesService, SYSTEM_INITIATOR,
+  ConnectedSystemObjectTypesService,
+  ConnectedSystemSchemaService,
+  ConnectedSystemsService,
+  RunProfileExecutor,
+  RunProfilesService,
+  SYSTEM_INITIATOR,
 } from '@meridian/application';
 import {
-  Connector, ConnectorCapabilities, ConnectorContext, ConnectorRegistry, DiscoveredSchema, ExportSession, ImportPage, ImportRequest, ImportSession,
+  Connector,
+  ConnectorCapabilities,
+  ConnectorContext,
+  ConnectorRegistry,
+  DiscoveredSchema,
+  ExportSession,
+  ImportPage,
+  ImportRequest,
+  ImportSession,
 } from '@meridian/connectors';
 import { ActivityOperationType, ActivityStatus, ActivityTargetType, RunType } from '@meridian/domain';
 import { ActivityEntity } from '@meridian/persistence';
@@ -116,20 +129,34 @@ export class EngineFixture {
    */
   async fileSystem(options: FileSystemOptions): Promise<SystemSetup> {
     return this.connectedSystem({
-      name: options.name, connectorType: 'File', settings: { filePath: options.filePath, ...options.settings },
-      unresolvedReferenceHandling: options.unresolvedReferenceHandling, objectTypes: options.objectTypes, attributes: options.attributes,
+      name: options.name,
+      connectorType: 'File',
+      settings: { filePath: options.filePath, ...options.settings },
+      unresolvedReferenceHandling: options.unresolvedReferenceHandling,
+      objectTypes: options.objectTypes,
+      attributes: options.attributes,
     });
   }
 
   /** Any connected system: created through the service, schema imported and selected. */
   async connectedSystem(options: {
-    name?: string; connectorType: string; settings?: Record<string, unknown>; unresolvedReferenceHandling?: string; objectTypes?: string[]; attributes?: string[];
+    name?: string;
+    connectorType: string;
+    settings?: Record<string, unknown>;
+    unresolvedReferenceHandling?: string;
+    objectTypes?: string[];
+    attributes?: string[];
   }): Promise<SystemSetup> {
     const systems = this.worker.get(ConnectedSystemsService);
-    const created = await systems.create({
-      name: options.name ?? this.name(options.connectorType), connectorType: options.connectorType, settings: options.settings ?? {},
-      ...(options.unresolvedReferenceHandling ? { unresolvedReferenceHandling: options.unresolvedReferenceHandling } : {}),
-    }, SYSTEM_INITIATOR);
+    const created = await systems.create(
+      {
+        name: options.name ?? this.name(options.connectorType),
+        connectorType: options.connectorType,
+        settings: options.settings ?? {},
+        ...(options.unresolvedReferenceHandling ? { unresolvedReferenceHandling: options.unresolvedReferenceHandling } : {}),
+      },
+      SYSTEM_INITIATOR,
+    );
     await this.worker.get(ConnectedSystemSchemaService).importSchema(created.id, SYSTEM_INITIATOR);
     return this.select(created.id, options.objectTypes, options.attributes);
   }
@@ -148,14 +175,24 @@ export class EngineFixture {
       await service.updateObjectType(systemId, type.id, { selected: true }, SYSTEM_INITIATOR);
       const wanted = type.attributes.filter((a) => !attributes || attributes.includes(a.name) || a.isExternalId);
       if (wanted.length) {
-        await service.bulkUpdateAttributes(systemId, type.id, Object.fromEntries(wanted.map((a) => [a.id, { selected: true }])), SYSTEM_INITIATOR);
+        await service.bulkUpdateAttributes(
+          systemId,
+          type.id,
+          Object.fromEntries(wanted.map((a) => [a.id, { selected: true }])),
+          SYSTEM_INITIATOR,
+        );
       }
     }
     return setup;
   }
 
   /** Marks (or unmarks) attribute flags through the service, e.g. a secondary external ID. */
-  async updateAttribute(systemId: number, typeId: number, attributeId: number, input: { selected?: boolean; isExternalId?: boolean; isSecondaryExternalId?: boolean }): Promise<void> {
+  async updateAttribute(
+    systemId: number,
+    typeId: number,
+    attributeId: number,
+    input: { selected?: boolean; isExternalId?: boolean; isSecondaryExternalId?: boolean },
+  ): Promise<void> {
     await this.worker.get(ConnectedSystemObjectTypesService).updateAttribute(systemId, typeId, attributeId, input, SYSTEM_INITIATOR);
   }
 
@@ -163,15 +200,22 @@ export class EngineFixture {
    * A run profile. Created through the service when the connector can run it; run types the connector
    * refuses (e.g. a delta import on a File system, to test the fallback) are inserted directly.
    */
-  async runProfile(systemId: number, runType: RunType, options: { pageSize?: number; filePath?: string | null; direct?: boolean } = {}): Promise<number> {
+  async runProfile(
+    systemId: number,
+    runType: RunType,
+    options: { pageSize?: number; filePath?: string | null; direct?: boolean } = {},
+  ): Promise<number> {
     const name = this.name(runType);
     if (options.direct) {
       const { rows } = await this.pg.query(
         `INSERT INTO connected_system_run_profile (connected_system_id, name, run_type, page_size, file_path) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-        [systemId, name, runType, options.pageSize ?? 1000, options.filePath ?? null]);
+        [systemId, name, runType, options.pageSize ?? 1000, options.filePath ?? null],
+      );
       return rows[0].id;
     }
-    const view = await this.worker.get(RunProfilesService).create(systemId, { name, runType, pageSize: options.pageSize, filePath: options.filePath ?? undefined }, SYSTEM_INITIATOR);
+    const view = await this.worker
+      .get(RunProfilesService)
+      .create(systemId, { name, runType, pageSize: options.pageSize, filePath: options.filePath ?? undefined }, SYSTEM_INITIATOR);
     return view.id;
   }
 
@@ -181,7 +225,8 @@ export class EngineFixture {
   async queueRun(systemId: number, runProfileId: number): Promise<string> {
     const { rows } = await this.pg.query(
       `SELECT p.name, p.run_type, s.name AS system_name FROM connected_system_run_profile p JOIN connected_system s ON s.id = p.connected_system_id WHERE p.id = $1`,
-      [runProfileId]);
+      [runProfileId],
+    );
     const profile = rows[0];
     const saved = await this.dataSource.getRepository(ActivityEntity).save({
       status: ActivityStatus.InProgress,
@@ -227,7 +272,9 @@ export class EngineFixture {
 
   /** Connector space objects of a system, by external ID. */
   async objects(systemId: number): Promise<Map<string, Record<string, any>>> {
-    const { rows } = await this.pg.query(`SELECT * FROM connected_system_object WHERE connected_system_id = $1 ORDER BY external_id`, [systemId]);
+    const { rows } = await this.pg.query(`SELECT * FROM connected_system_object WHERE connected_system_id = $1 ORDER BY external_id`, [
+      systemId,
+    ]);
     return new Map(rows.map((r) => [r.external_id, r]));
   }
 
@@ -261,14 +308,24 @@ export class ScriptedConnector implements Connector {
   readonly displayName = 'Scripted (tests)';
   readonly description = 'Pages produced by the test.';
   readonly settings = [];
-  capabilities: ConnectorCapabilities = { fullImport: true, deltaImport: true, export: false, schemaDiscovery: true, paging: true, autoConfirmExport: false };
+  capabilities: ConnectorCapabilities = {
+    fullImport: true,
+    deltaImport: true,
+    export: false,
+    schemaDiscovery: true,
+    paging: true,
+    autoConfirmExport: false,
+  };
   /** The requests the runner made. */
   readonly requests: ImportRequest[] = [];
   /** Pages of the next import, and the watermark it reports. */
   script: (request: ImportRequest) => { pages: ScriptedPage[]; watermark?: string | null } = () => ({ pages: [] });
 
   /** `type`: the connector type name systems use (one per scripted connector of a test file). */
-  constructor(readonly type: string, private readonly schema: DiscoveredSchema) {}
+  constructor(
+    readonly type: string,
+    private readonly schema: DiscoveredSchema,
+  ) {}
 
   async testConnection(): Promise<{ success: boolean; message: string }> {
     return { success: true, message: 'Scripted.' };

@@ -90,24 +90,41 @@ describe('export (worker)', () => {
     mkdirSync(join(filesRoot, dir), { recursive: true });
     const name = `Directory ${seq}`;
     const settings = { filePath: `${dir}/people.csv`, mode: 'Export', objectType: 'person' };
-    const system = await one(`INSERT INTO connected_system (name, connector_type, settings) VALUES ($1, 'File', $2) RETURNING id`, [name, settings]);
-    const type = await one(`INSERT INTO connected_system_object_type (connected_system_id, name, selected) VALUES ($1, 'person', true) RETURNING id`, [system.id]);
+    const system = await one(`INSERT INTO connected_system (name, connector_type, settings) VALUES ($1, 'File', $2) RETURNING id`, [
+      name,
+      settings,
+    ]);
+    const type = await one(
+      `INSERT INTO connected_system_object_type (connected_system_id, name, selected) VALUES ($1, 'person', true) RETURNING id`,
+      [system.id],
+    );
     const attrs = await all<{ id: number; name: string }>(
       `INSERT INTO connected_system_attribute (object_type_id, name, type, plurality, selected, is_external_id)
        VALUES ($1, 'employeeId', 'String', 'Single', true, true), ($1, 'displayName', 'String', 'Single', true, false),
               ($1, 'mail', 'String', 'Multi', true, false), ($1, 'manager', 'Reference', 'Single', true, false)
-       RETURNING id, name`, [type.id]);
+       RETURNING id, name`,
+      [type.id],
+    );
     const id = (n: string) => attrs.find((a) => a.name === n)!.id;
-    const profile = await one(`INSERT INTO connected_system_run_profile (connected_system_id, name, run_type, page_size) VALUES ($1, 'Export', 'Export', $2) RETURNING id`,
-      [system.id, pageSize]);
+    const profile = await one(
+      `INSERT INTO connected_system_run_profile (connected_system_id, name, run_type, page_size) VALUES ($1, 'Export', 'Export', $2) RETURNING id`,
+      [system.id, pageSize],
+    );
     return {
-      id: system.id, name, typeId: type.id, profileId: profile.id, file: join(filesRoot, dir, 'people.csv'),
+      id: system.id,
+      name,
+      typeId: type.id,
+      profileId: profile.id,
+      file: join(filesRoot, dir, 'people.csv'),
       attr: { employeeId: id('employeeId'), displayName: id('displayName'), mail: id('mail'), manager: id('manager') },
     };
   }
 
   function createChanges(s: TestSystem, p: Person) {
-    const changes: unknown[] = [{ a: s.attr.employeeId, op: 'Replace', v: [p.id] }, { a: s.attr.displayName, op: 'Replace', v: [p.name] }];
+    const changes: unknown[] = [
+      { a: s.attr.employeeId, op: 'Replace', v: [p.id] },
+      { a: s.attr.displayName, op: 'Replace', v: [p.name] },
+    ];
     if (p.mail) changes.push({ a: s.attr.mail, op: 'Replace', v: p.mail });
     if (p.manager) changes.push({ a: s.attr.manager, op: 'Replace', v: [], mv: [mvoByEmployee.get(p.manager)] });
     return changes;
@@ -124,27 +141,41 @@ describe('export (worker)', () => {
       return { ...ids, name: p.name, changes: createChanges(s, p) };
     });
     const input = `jsonb_to_recordset($1::jsonb) AS x(mvo uuid, cso uuid, pe uuid, name text, changes jsonb)`;
-    await pg.query(`INSERT INTO metaverse_object (id, type_id, origin, display_name) SELECT mvo, $2, 'Projected', name FROM ${input}`, [JSON.stringify(rows), userTypeId]);
+    await pg.query(`INSERT INTO metaverse_object (id, type_id, origin, display_name) SELECT mvo, $2, 'Projected', name FROM ${input}`, [
+      JSON.stringify(rows),
+      userTypeId,
+    ]);
     await pg.query(
       `INSERT INTO connected_system_object (id, connected_system_id, object_type_id, display_name, status, metaverse_object_id, join_type, sync_pending)
-       SELECT cso, $2, $3, name, 'PendingProvisioning', mvo, 'Provisioned', false FROM ${input}`, [JSON.stringify(rows), s.id, s.typeId]);
+       SELECT cso, $2, $3, name, 'PendingProvisioning', mvo, 'Provisioned', false FROM ${input}`,
+      [JSON.stringify(rows), s.id, s.typeId],
+    );
     await pg.query(
       `INSERT INTO pending_export (id, connected_system_id, connected_system_object_id, change_type, attribute_changes)
-       SELECT pe, $2, cso, 'Create', changes FROM ${input}`, [JSON.stringify(rows), s.id]);
+       SELECT pe, $2, cso, 'Create', changes FROM ${input}`,
+      [JSON.stringify(rows), s.id],
+    );
     return out;
   }
 
   async function stageExport(s: TestSystem, csoId: string, changeType: 'Update' | 'Delete', changes: unknown[] = []): Promise<string> {
-    return (await one(`INSERT INTO pending_export (connected_system_id, connected_system_object_id, change_type, attribute_changes) VALUES ($1, $2, $3, $4) RETURNING id`,
-      [s.id, csoId, changeType, JSON.stringify(changes)])).id;
+    return (
+      await one(
+        `INSERT INTO pending_export (connected_system_id, connected_system_object_id, change_type, attribute_changes) VALUES ($1, $2, $3, $4) RETURNING id`,
+        [s.id, csoId, changeType, JSON.stringify(changes)],
+      )
+    ).id;
   }
 
   async function queueExport(s: TestSystem): Promise<string> {
-    return (await one(
-      `INSERT INTO activity (status, target_type, target_operation_type, target_id, target_name, target_context, connected_system_id,
+    return (
+      await one(
+        `INSERT INTO activity (status, target_type, target_operation_type, target_id, target_name, target_context, connected_system_id,
                              connected_system_run_profile_id, connected_system_run_type, initiated_by_type, initiated_by_name, objects_to_process)
        VALUES ('InProgress', 'ConnectedSystemRunProfile', 'Execute', $4, 'Export', $3, $1, $2, 'Export', 'System', 'System', 0) RETURNING id`,
-      [s.id, s.profileId, s.name, String(s.profileId)])).id;
+        [s.id, s.profileId, s.name, String(s.profileId)],
+      )
+    ).id;
   }
 
   /** Runs an export of the system to its end; answers the finished activity row. */
@@ -158,7 +189,9 @@ describe('export (worker)', () => {
 
   /** The CSV file as records by employee id (and the raw row count, to catch duplicates). */
   function readCsv(s: TestSystem): { header: string[]; rows: Array<Record<string, string>>; byId: Map<string, Record<string, string>> } {
-    const lines = readFileSync(s.file, 'utf8').split('\n').filter((l) => l.length);
+    const lines = readFileSync(s.file, 'utf8')
+      .split('\n')
+      .filter((l) => l.length);
     const header = lines[0].split(',');
     const rows = lines.slice(1).map((l) => Object.fromEntries(l.split(',').map((v, i) => [header[i], v])));
     return { header, rows, byId: new Map(rows.map((r) => [r.employeeId, r])) };
@@ -166,7 +199,8 @@ describe('export (worker)', () => {
 
   const cso = (id: string) => one(`SELECT * FROM connected_system_object WHERE id = $1`, [id]);
   const pendingExports = (s: TestSystem) => all(`SELECT * FROM pending_export WHERE connected_system_id = $1 ORDER BY created, id`, [s.id]);
-  const items = (activityId: string) => all(`SELECT * FROM activity_execution_item WHERE activity_id = $1 ORDER BY external_id_value`, [activityId]);
+  const items = (activityId: string) =>
+    all(`SELECT * FROM activity_execution_item WHERE activity_id = $1 ORDER BY external_id_value`, [activityId]);
 
   /** Counts the sessions, batches and commits of the File connector while `work` runs. */
   function watchSessions() {
@@ -196,14 +230,23 @@ describe('export (worker)', () => {
   it('creates objects: one session, one batch per page, one commit; external IDs recorded, objects Normal, exports removed', async () => {
     const s = await newSystem(2);
     const made = await provision(s, [
-      { id: 'E1', name: 'Ada', mail: ['ada@x.org', 'ada@y.org'] }, { id: 'E2', name: 'Grace' }, { id: 'E3', name: 'Alan' },
-      { id: 'E4', name: 'Edsger' }, { id: 'E5', name: 'Barbara' },
+      { id: 'E1', name: 'Ada', mail: ['ada@x.org', 'ada@y.org'] },
+      { id: 'E2', name: 'Grace' },
+      { id: 'E3', name: 'Alan' },
+      { id: 'E4', name: 'Edsger' },
+      { id: 'E5', name: 'Barbara' },
     ]);
     const seen = watchSessions();
 
     const a = await runExport(s);
 
-    expect(a).toMatchObject({ status: ActivityStatus.Complete, total_exported: 5, total_deprovisioned: 0, total_errors: 0, objects_processed: 5 });
+    expect(a).toMatchObject({
+      status: ActivityStatus.Complete,
+      total_exported: 5,
+      total_deprovisioned: 0,
+      total_errors: 0,
+      objects_processed: 5,
+    });
     expect(a.message).toBe(`Export to "${s.name}": 5 exported (5 created, 0 updated, 0 deleted), 0 failed, 0 deferred.`);
     expect(seen).toEqual({ sessions: 1, batches: [2, 2, 1], commits: 1, aborts: 0 });
     const csv = readCsv(s);
@@ -212,12 +255,24 @@ describe('export (worker)', () => {
     expect(csv.byId.get('E1')).toEqual({ employeeId: 'E1', displayName: 'Ada', mail: 'ada@x.org|ada@y.org', manager: '' });
     const ada = await cso(made.get('E1')!.cso);
     expect(ada).toMatchObject({ external_id: 'E1', status: 'Normal', content_hash: null, metaverse_object_id: made.get('E1')!.mvo });
-    expect(ada.attributes).toEqual({ [s.attr.employeeId]: ['E1'], [s.attr.displayName]: ['Ada'], [s.attr.mail]: ['ada@x.org', 'ada@y.org'] });
+    expect(ada.attributes).toEqual({
+      [s.attr.employeeId]: ['E1'],
+      [s.attr.displayName]: ['Ada'],
+      [s.attr.mail]: ['ada@x.org', 'ada@y.org'],
+    });
     expect(await pendingExports(s)).toEqual([]);
     const recorded = await items(a.id);
     expect(recorded).toHaveLength(5);
-    expect(recorded[0]).toMatchObject({ external_id_value: 'E1', display_name: 'Ada', connected_system_object_type: 'person', object_change_type: 'Export',
-      outcome_summary: 'Exported:1', error_type: null, connected_system_object_id: made.get('E1')!.cso, metaverse_object_id: made.get('E1')!.mvo });
+    expect(recorded[0]).toMatchObject({
+      external_id_value: 'E1',
+      display_name: 'Ada',
+      connected_system_object_type: 'person',
+      object_change_type: 'Export',
+      outcome_summary: 'Exported:1',
+      error_type: null,
+      connected_system_object_id: made.get('E1')!.cso,
+      metaverse_object_id: made.get('E1')!.mvo,
+    });
     expect(a.execution_stats.outcomes).toEqual({ Exported: 5 });
 
     // Nothing left to do: no session is opened, the file stays as it is.
@@ -228,12 +283,16 @@ describe('export (worker)', () => {
 
   it('updates objects: the file row changes and the object takes the exported values at once', async () => {
     const s = await newSystem();
-    const made = await provision(s, [{ id: 'E1', name: 'Ada', mail: ['ada@x.org'] }, { id: 'E2', name: 'Grace' }]);
+    const made = await provision(s, [
+      { id: 'E1', name: 'Ada', mail: ['ada@x.org'] },
+      { id: 'E2', name: 'Grace' },
+    ]);
     await runExport(s);
     const ada = made.get('E1')!.cso;
     await pg.query(`UPDATE connected_system_object SET content_hash = '\\x01' WHERE id = $1`, [ada]);
     await stageExport(s, ada, 'Update', [
-      { a: s.attr.displayName, op: 'Replace', v: ['Ada Lovelace'] }, { a: s.attr.mail, op: 'Add', v: ['ada@y.org'] },
+      { a: s.attr.displayName, op: 'Replace', v: ['Ada Lovelace'] },
+      { a: s.attr.mail, op: 'Add', v: ['ada@y.org'] },
     ]);
 
     const a = await runExport(s);
@@ -244,7 +303,11 @@ describe('export (worker)', () => {
     expect(csv.byId.get('E1')).toEqual({ employeeId: 'E1', displayName: 'Ada Lovelace', mail: 'ada@x.org|ada@y.org', manager: '' });
     expect(csv.byId.get('E2')).toMatchObject({ displayName: 'Grace' });
     const row = await cso(ada);
-    expect(row.attributes).toEqual({ [s.attr.employeeId]: ['E1'], [s.attr.displayName]: ['Ada Lovelace'], [s.attr.mail]: ['ada@x.org', 'ada@y.org'] });
+    expect(row.attributes).toEqual({
+      [s.attr.employeeId]: ['E1'],
+      [s.attr.displayName]: ['Ada Lovelace'],
+      [s.attr.mail]: ['ada@x.org', 'ada@y.org'],
+    });
     expect(row.content_hash).toBeNull();
     expect(await pendingExports(s)).toEqual([]);
     expect(await items(a.id)).toMatchObject([{ external_id_value: 'E1', object_change_type: 'Export', outcome_summary: 'Exported:1' }]);
@@ -252,7 +315,10 @@ describe('export (worker)', () => {
 
   it('deletes objects: the row goes, the object leaves the connector space, totalDeprovisioned counts it', async () => {
     const s = await newSystem();
-    const made = await provision(s, [{ id: 'E1', name: 'Ada' }, { id: 'E2', name: 'Grace' }]);
+    const made = await provision(s, [
+      { id: 'E1', name: 'Ada' },
+      { id: 'E2', name: 'Grace' },
+    ]);
     await runExport(s);
     await stageExport(s, made.get('E2')!.cso, 'Delete');
 
@@ -263,7 +329,9 @@ describe('export (worker)', () => {
     expect(readCsv(s).rows.map((r) => r.employeeId)).toEqual(['E1']);
     expect(await cso(made.get('E2')!.cso)).toBeUndefined();
     expect(await pendingExports(s)).toEqual([]);
-    expect(await items(a.id)).toMatchObject([{ external_id_value: 'E2', object_change_type: 'Deprovision', outcome_summary: 'Deprovisioned:1' }]);
+    expect(await items(a.id)).toMatchObject([
+      { external_id_value: 'E2', object_change_type: 'Deprovision', outcome_summary: 'Deprovisioned:1' },
+    ]);
   });
 
   it('retries a failing change with a growing delay and marks it Failed after Export.MaxRetries attempts', async () => {
@@ -273,17 +341,31 @@ describe('export (worker)', () => {
       const s = await newSystem();
       await provision(s, [{ id: 'E1', name: 'Ada' }]);
       await runExport(s);
-      const ghost = await one(`INSERT INTO connected_system_object (connected_system_id, object_type_id, external_id, display_name, attributes)
-                               VALUES ($1, $2, 'E404', 'Ghost', '{}') RETURNING id`, [s.id, s.typeId]);
+      const ghost = await one(
+        `INSERT INTO connected_system_object (connected_system_id, object_type_id, external_id, display_name, attributes)
+                               VALUES ($1, $2, 'E404', 'Ghost', '{}') RETURNING id`,
+        [s.id, s.typeId],
+      );
       const pe = await stageExport(s, ghost.id, 'Update', [{ a: s.attr.displayName, op: 'Replace', v: ['Nobody'] }]);
-      const state = () => one(`SELECT status, error_count, last_error, extract(epoch FROM next_attempt_at - last_updated)::int AS delay FROM pending_export WHERE id = $1`, [pe]);
+      const state = () =>
+        one(
+          `SELECT status, error_count, last_error, extract(epoch FROM next_attempt_at - last_updated)::int AS delay FROM pending_export WHERE id = $1`,
+          [pe],
+        );
       const makeDue = () => pg.query(`UPDATE pending_export SET next_attempt_at = now() - interval '1 second' WHERE id = $1`, [pe]);
 
       const first = await runExport(s);
       expect(first).toMatchObject({ status: ActivityStatus.CompleteWithWarning, total_exported: 0, total_errors: 0 });
       expect(first.message).toBe(`Export to "${s.name}": 0 exported (0 created, 0 updated, 0 deleted), 1 failed, 0 deferred.`);
-      expect(first.warning_message).toMatch(/1 export\(s\) to .* failed and will be retried later \(first error: No row with employeeId = "E404" to update\.\)/);
-      expect(await state()).toEqual({ status: 'Pending', error_count: 1, last_error: 'No row with employeeId = "E404" to update.', delay: 30 });
+      expect(first.warning_message).toMatch(
+        /1 export\(s\) to .* failed and will be retried later \(first error: No row with employeeId = "E404" to update\.\)/,
+      );
+      expect(await state()).toEqual({
+        status: 'Pending',
+        error_count: 1,
+        last_error: 'No row with employeeId = "E404" to update.',
+        delay: 30,
+      });
 
       // Not due yet: the next run leaves it alone.
       const early = await runExport(s);
@@ -298,10 +380,15 @@ describe('export (worker)', () => {
       const last = await runExport(s);
       expect(await state()).toMatchObject({ status: 'Failed', error_count: 3, delay: null });
       expect(last).toMatchObject({ status: ActivityStatus.CompleteWithError, total_errors: 1 });
-      expect(await items(last.id)).toMatchObject([{
-        external_id_value: 'E404', display_name: 'Ghost', object_change_type: 'Export', error_type: 'ConnectorError',
-        error_message: 'Update failed 3 time(s); the export is now Failed: No row with employeeId = "E404" to update.',
-      }]);
+      expect(await items(last.id)).toMatchObject([
+        {
+          external_id_value: 'E404',
+          display_name: 'Ghost',
+          object_change_type: 'Export',
+          error_type: 'ConnectorError',
+          error_message: 'Update failed 3 time(s); the export is now Failed: No row with employeeId = "E404" to update.',
+        },
+      ]);
       expect(readCsv(s).rows.map((r) => r.employeeId)).toEqual(['E1']);
     } finally {
       await settings.revert(SettingKeys.ExportMaxRetries, SYSTEM_INITIATOR);
@@ -310,20 +397,30 @@ describe('export (worker)', () => {
 
   it('defers a reference to an object not yet in the system, writes everything else, and sends the reference with the next export', async () => {
     const s = await newSystem();
-    const made = await provision(s, [{ id: 'E10', name: 'Boss' }, { id: 'E11', name: 'Report', manager: 'E10' }]);
+    const made = await provision(s, [
+      { id: 'E10', name: 'Boss' },
+      { id: 'E11', name: 'Report', manager: 'E10' },
+    ]);
     const report = made.get('E11')!;
 
     const first = await runExport(s);
 
     expect(first).toMatchObject({ status: ActivityStatus.CompleteWithWarning, total_exported: 2 });
     expect(first.message).toBe(`Export to "${s.name}": 2 exported (2 created, 0 updated, 0 deleted), 0 failed, 1 deferred.`);
-    expect(first.warning_message).toMatch(/1 export\(s\) to .* refer to objects that have no identifier .* stay pending for the next export/);
+    expect(first.warning_message).toMatch(
+      /1 export\(s\) to .* refer to objects that have no identifier .* stay pending for the next export/,
+    );
     expect(readCsv(s).byId.get('E11')).toEqual({ employeeId: 'E11', displayName: 'Report', mail: '', manager: '' });
     expect(await cso(report.cso)).toMatchObject({ external_id: 'E11', status: 'Normal' });
-    expect(await pendingExports(s)).toMatchObject([{
-      id: report.pe, change_type: 'Update', status: 'Pending', error_count: 0,
-      attribute_changes: [{ a: s.attr.manager, op: 'Replace', v: [], mv: [made.get('E10')!.mvo] }],
-    }]);
+    expect(await pendingExports(s)).toMatchObject([
+      {
+        id: report.pe,
+        change_type: 'Update',
+        status: 'Pending',
+        error_count: 0,
+        attribute_changes: [{ a: s.attr.manager, op: 'Replace', v: [], mv: [made.get('E10')!.mvo] }],
+      },
+    ]);
 
     const second = await runExport(s);
 
@@ -338,7 +435,10 @@ describe('export (worker)', () => {
 
   it('with a connector that does not confirm its writes, keeps what was written as Exported and the deferred reference as a new pending Update', async () => {
     const s = await newSystem();
-    const made = await provision(s, [{ id: 'E10', name: 'Boss' }, { id: 'E11', name: 'Report', manager: 'E10' }]);
+    const made = await provision(s, [
+      { id: 'E10', name: 'Boss' },
+      { id: 'E11', name: 'Report', manager: 'E10' },
+    ]);
     const open = fileConnector.openExport.bind(fileConnector);
     jest.spyOn(fileConnector, 'openExport').mockImplementation(async (ctx) => {
       const session = await open(ctx);
@@ -353,12 +453,26 @@ describe('export (worker)', () => {
 
     expect(a.message).toBe(`Export to "${s.name}": 2 exported (2 created, 0 updated, 0 deleted), 0 failed, 1 deferred.`);
     const report = made.get('E11')!;
-    const left = await all(`SELECT id, change_type, status, attribute_changes FROM pending_export WHERE connected_system_object_id = $1 ORDER BY status`, [report.cso]);
+    const left = await all(
+      `SELECT id, change_type, status, attribute_changes FROM pending_export WHERE connected_system_object_id = $1 ORDER BY status`,
+      [report.cso],
+    );
     expect(left).toEqual([
-      { id: report.pe, change_type: 'Create', status: 'Exported',
-        attribute_changes: [{ a: s.attr.employeeId, op: 'Replace', v: ['E11'] }, { a: s.attr.displayName, op: 'Replace', v: ['Report'] }] },
-      { id: expect.any(String), change_type: 'Update', status: 'Pending',
-        attribute_changes: [{ a: s.attr.manager, op: 'Replace', v: [], mv: [made.get('E10')!.mvo] }] },
+      {
+        id: report.pe,
+        change_type: 'Create',
+        status: 'Exported',
+        attribute_changes: [
+          { a: s.attr.employeeId, op: 'Replace', v: ['E11'] },
+          { a: s.attr.displayName, op: 'Replace', v: ['Report'] },
+        ],
+      },
+      {
+        id: expect.any(String),
+        change_type: 'Update',
+        status: 'Pending',
+        attribute_changes: [{ a: s.attr.manager, op: 'Replace', v: [], mv: [made.get('E10')!.mvo] }],
+      },
     ]);
     expect(await one(`SELECT status FROM pending_export WHERE id = $1`, [made.get('E10')!.pe])).toEqual({ status: 'Exported' });
     expect(await cso(report.cso)).toMatchObject({ status: 'Normal', external_id: 'E11' });
@@ -366,7 +480,10 @@ describe('export (worker)', () => {
 
   it('fails, not the whole apply, a create whose external ID another object already has', async () => {
     const s = await newSystem();
-    const made = await provision(s, [{ id: 'E1', name: 'Ada' }, { id: 'E1', name: 'Ada again' }]);
+    const made = await provision(s, [
+      { id: 'E1', name: 'Ada' },
+      { id: 'E1', name: 'Ada again' },
+    ]);
     const [first, second] = await pendingExports(s);
 
     const a = await runExport(s);
@@ -377,7 +494,9 @@ describe('export (worker)', () => {
     expect(await cso(first.connected_system_object_id)).toMatchObject({ status: 'Normal', external_id: 'E1' });
     expect(await cso(second.connected_system_object_id)).toMatchObject({ status: 'PendingProvisioning', external_id: null });
     expect(await one(`SELECT status, error_count, last_error FROM pending_export WHERE id = $1`, [second.id])).toEqual({
-      status: 'Pending', error_count: 1, last_error: expect.stringMatching(/external ID "E1" already belongs to another object of type "person"/),
+      status: 'Pending',
+      error_count: 1,
+      last_error: expect.stringMatching(/external ID "E1" already belongs to another object of type "person"/),
     });
     expect(made.size).toBe(1);
   });
@@ -401,11 +520,21 @@ describe('export (worker)', () => {
 
   it('leaves every export pending when the connector fails to commit, and fails the run', async () => {
     const s = await newSystem();
-    const made = await provision(s, [{ id: 'E1', name: 'Ada' }, { id: 'E2', name: 'Grace' }]);
+    const made = await provision(s, [
+      { id: 'E1', name: 'Ada' },
+      { id: 'E2', name: 'Grace' },
+    ]);
     const open = fileConnector.openExport.bind(fileConnector);
     jest.spyOn(fileConnector, 'openExport').mockImplementation(async (ctx) => {
       const session = await open(ctx);
-      return { write: (b) => session.write(b), commit: async () => { await session.abort(); throw new Error('disk full'); }, abort: () => session.abort() };
+      return {
+        write: (b) => session.write(b),
+        commit: async () => {
+          await session.abort();
+          throw new Error('disk full');
+        },
+        abort: () => session.abort(),
+      };
     });
 
     const a = await runExport(s);
@@ -413,13 +542,20 @@ describe('export (worker)', () => {
     expect(a.status).toBe(ActivityStatus.FailedWithError);
     expect(a.error_message).toMatch(/Export to .* failed; nothing was recorded and every export stays pending: disk full/);
     expect(() => readFileSync(s.file)).toThrow();
-    expect((await pendingExports(s)).map((p) => [p.status, p.error_count])).toEqual([['Pending', 0], ['Pending', 0]]);
+    expect((await pendingExports(s)).map((p) => [p.status, p.error_count])).toEqual([
+      ['Pending', 0],
+      ['Pending', 0],
+    ]);
     expect(await cso(made.get('E1')!.cso)).toMatchObject({ status: 'PendingProvisioning', external_id: null });
   });
 
   it('re-running after a crash between the commit and the apply creates no duplicates', async () => {
     const s = await newSystem();
-    const made = await provision(s, [{ id: 'E1', name: 'Ada' }, { id: 'E2', name: 'Grace' }, { id: 'E3', name: 'Alan' }]);
+    const made = await provision(s, [
+      { id: 'E1', name: 'Ada' },
+      { id: 'E2', name: 'Grace' },
+      { id: 'E3', name: 'Alan' },
+    ]);
     jest.spyOn(ExportStore.prototype, 'apply').mockRejectedValueOnce(new Error('connection lost'));
 
     const crashed = await runExport(s);
@@ -444,7 +580,10 @@ describe('export (worker)', () => {
 
   it('keeps an export that a synchronisation changed while it was written pending with its new content', async () => {
     const s = await newSystem();
-    const made = await provision(s, [{ id: 'E1', name: 'Ada' }, { id: 'E2', name: 'Grace' }]);
+    const made = await provision(s, [
+      { id: 'E1', name: 'Ada' },
+      { id: 'E2', name: 'Grace' },
+    ]);
     const ada = made.get('E1')!;
     const open = fileConnector.openExport.bind(fileConnector);
     jest.spyOn(fileConnector, 'openExport').mockImplementation(async (ctx) => {
@@ -453,8 +592,10 @@ describe('export (worker)', () => {
         write: async (batch) => {
           const results = await session.write(batch);
           // A synchronisation of another system merges a new value into Ada's pending export meanwhile.
-          await pg.query(`UPDATE pending_export SET attribute_changes = attribute_changes || $2::jsonb, last_updated = now() WHERE id = $1`,
-            [ada.pe, JSON.stringify([{ a: s.attr.mail, op: 'Replace', v: ['ada@new.org'] }])]);
+          await pg.query(
+            `UPDATE pending_export SET attribute_changes = attribute_changes || $2::jsonb, last_updated = now() WHERE id = $1`,
+            [ada.pe, JSON.stringify([{ a: s.attr.mail, op: 'Replace', v: ['ada@new.org'] }])],
+          );
           return results;
         },
         commit: () => session.commit(),
@@ -478,7 +619,10 @@ describe('export (worker)', () => {
 
   it('on cancellation commits and records what was written, leaves the rest pending and ends Cancelled', async () => {
     const s = await newSystem(2);
-    await provision(s, ['E1', 'E2', 'E3', 'E4', 'E5', 'E6'].map((id) => ({ id, name: `Person ${id}` })));
+    await provision(
+      s,
+      ['E1', 'E2', 'E3', 'E4', 'E5', 'E6'].map((id) => ({ id, name: `Person ${id}` })),
+    );
     const seen = watchSessions();
     let activityId = '';
     const stage = ExportStore.prototype.stage;
@@ -503,7 +647,10 @@ describe('export (worker)', () => {
       // Every person refers to a manager the system already holds, so each page resolves references too.
       await provision(s, [{ id: 'B1', name: 'Boss' }]);
       await runExport(s);
-      await provision(s, Array.from({ length: pageSize * 3 }, (_, i) => ({ id: `P${i + 1}`, name: `Person ${i + 1}`, manager: 'B1' })));
+      await provision(
+        s,
+        Array.from({ length: pageSize * 3 }, (_, i) => ({ id: `P${i + 1}`, name: `Person ${i + 1}`, manager: 'B1' })),
+      );
       let session: BulkSession | null = null;
       // Analysing tables that the provisioning made stale is a per-run cost that depends on what earlier runs wrote: counted apart.
       let analyses = 0;

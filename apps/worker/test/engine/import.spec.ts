@@ -19,11 +19,14 @@ describe('import (worker)', () => {
   const field = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
   const line = (r: HrRecord) => HR_CSV_COLUMNS.map((c) => field(r[c])).join(',');
   /** The HR file of rows 1..n, each row passed through `edit` (return null to drop it), plus extra lines. */
-  const hr = (n: number, edit: (r: HrRecord, i: number) => HrRecord | null = (r) => r, extra: string[] = []) => [
-    HR_CSV_COLUMNS.join(','),
-    ...Array.from({ length: n }, (_, k) => edit(hrRecord(k + 1), k + 1)).filter((r): r is HrRecord => r !== null).map(line),
-    ...extra,
-  ].join('\n') + '\n';
+  const hr = (n: number, edit: (r: HrRecord, i: number) => HrRecord | null = (r) => r, extra: string[] = []) =>
+    [
+      HR_CSV_COLUMNS.join(','),
+      ...Array.from({ length: n }, (_, k) => edit(hrRecord(k + 1), k + 1))
+        .filter((r): r is HrRecord => r !== null)
+        .map(line),
+      ...extra,
+    ].join('\n') + '\n';
   const byType = (items: Array<Record<string, any>>) => {
     const out: Record<string, number> = {};
     for (const i of items) {
@@ -34,7 +37,11 @@ describe('import (worker)', () => {
   };
 
   /** An HR system over `file` with a full-import profile of `pageSize`. */
-  async function hrSystem(file: string, rows: number | string, options: { pageSize?: number; handling?: 'Error' | 'Warn' | 'Ignore' } = {}) {
+  async function hrSystem(
+    file: string,
+    rows: number | string,
+    options: { pageSize?: number; handling?: 'Error' | 'Warn' | 'Ignore' } = {},
+  ) {
     if (typeof rows === 'number') await f.writeHr(file, rows);
     else f.writeFile(file, rows);
     const setup = await f.fileSystem({ filePath: file, unresolvedReferenceHandling: options.handling });
@@ -50,13 +57,24 @@ describe('import (worker)', () => {
       hrs = await hrSystem(file, 25);
       const a = await f.run(hrs.systemId, hrs.full);
       expect(a).toMatchObject({
-        status: ActivityStatus.Complete, total_added: 25, total_updated: 0, total_deleted: 0, total_errors: 0, objects_processed: 25,
+        status: ActivityStatus.Complete,
+        total_added: 25,
+        total_updated: 0,
+        total_deleted: 0,
+        total_errors: 0,
+        objects_processed: 25,
         message: `Full import of "${a.target_context}": 25 objects read, 25 added, 0 updated, 0 deleted, 0 errors.`,
       });
       const items = await f.items(a.id);
       expect(items).toHaveLength(25);
-      expect(items.every((i) => i.object_change_type === ObjectChangeType.Add && i.outcome_summary === 'Added:1' && i.error_type === null)).toBe(true);
-      expect(items[0]).toMatchObject({ external_id_value: 'EMP000001', connected_system_object_type: 'person', display_name: hrRecord(1).displayName });
+      expect(
+        items.every((i) => i.object_change_type === ObjectChangeType.Add && i.outcome_summary === 'Added:1' && i.error_type === null),
+      ).toBe(true);
+      expect(items[0]).toMatchObject({
+        external_id_value: 'EMP000001',
+        connected_system_object_type: 'person',
+        display_name: hrRecord(1).displayName,
+      });
 
       const objects = await f.objects(hrs.systemId);
       expect(objects.size).toBe(25);
@@ -74,34 +92,69 @@ describe('import (worker)', () => {
 
     it('writes nothing when nothing changed', async () => {
       await f.pg.query(`UPDATE connected_system_object SET sync_pending = false WHERE connected_system_id = $1`, [hrs.systemId]);
-      const before = await f.query(`SELECT id, xmin::text FROM connected_system_object WHERE connected_system_id = $1 ORDER BY id`, [hrs.systemId]);
+      const before = await f.query(`SELECT id, xmin::text FROM connected_system_object WHERE connected_system_id = $1 ORDER BY id`, [
+        hrs.systemId,
+      ]);
       const a = await f.run(hrs.systemId, hrs.full);
-      expect(a).toMatchObject({ status: ActivityStatus.Complete, total_added: 0, total_updated: 0, total_deleted: 0, total_errors: 0, objects_processed: 25 });
+      expect(a).toMatchObject({
+        status: ActivityStatus.Complete,
+        total_added: 0,
+        total_updated: 0,
+        total_deleted: 0,
+        total_errors: 0,
+        objects_processed: 25,
+      });
       expect(await f.items(a.id)).toHaveLength(0);
-      expect(await f.query(`SELECT id, xmin::text FROM connected_system_object WHERE connected_system_id = $1 ORDER BY id`, [hrs.systemId])).toEqual(before);
+      expect(
+        await f.query(`SELECT id, xmin::text FROM connected_system_object WHERE connected_system_id = $1 ORDER BY id`, [hrs.systemId]),
+      ).toEqual(before);
     });
 
     it('updates a changed object only, and flags it for synchronisation', async () => {
-      f.writeFile(file, hr(25, (r, i) => (i === 5 ? { ...r, title: 'Chief Tester' } : r)));
+      f.writeFile(
+        file,
+        hr(25, (r, i) => (i === 5 ? { ...r, title: 'Chief Tester' } : r)),
+      );
       const a = await f.run(hrs.systemId, hrs.full);
       expect(a).toMatchObject({ status: ActivityStatus.Complete, total_added: 0, total_updated: 1, total_deleted: 0 });
       const items = await f.items(a.id);
       expect(items).toHaveLength(1);
-      expect(items[0]).toMatchObject({ external_id_value: 'EMP000005', object_change_type: ObjectChangeType.Update, outcome_summary: 'Updated:1' });
-      const pending = await f.query(`SELECT external_id, attributes FROM connected_system_object WHERE connected_system_id = $1 AND sync_pending`, [hrs.systemId]);
+      expect(items[0]).toMatchObject({
+        external_id_value: 'EMP000005',
+        object_change_type: ObjectChangeType.Update,
+        outcome_summary: 'Updated:1',
+      });
+      const pending = await f.query(
+        `SELECT external_id, attributes FROM connected_system_object WHERE connected_system_id = $1 AND sync_pending`,
+        [hrs.systemId],
+      );
       expect(pending.map((p) => p.external_id)).toEqual(['EMP000005']);
       expect(pending[0].attributes[hrs.attributes.title]).toEqual(['Chief Tester']);
     });
 
     it('marks an object gone from the source obsolete', async () => {
-      f.writeFile(file, hr(24, (r, i) => (i === 5 ? { ...r, title: 'Chief Tester' } : r)));
+      f.writeFile(
+        file,
+        hr(24, (r, i) => (i === 5 ? { ...r, title: 'Chief Tester' } : r)),
+      );
       const a = await f.run(hrs.systemId, hrs.full);
-      expect(a).toMatchObject({ status: ActivityStatus.Complete, total_added: 0, total_updated: 0, total_deleted: 1, objects_processed: 24 });
-      expect(await f.items(a.id)).toMatchObject([{ external_id_value: 'EMP000025', object_change_type: ObjectChangeType.Delete, outcome_summary: 'Deleted:1' }]);
+      expect(a).toMatchObject({
+        status: ActivityStatus.Complete,
+        total_added: 0,
+        total_updated: 0,
+        total_deleted: 1,
+        objects_processed: 24,
+      });
+      expect(await f.items(a.id)).toMatchObject([
+        { external_id_value: 'EMP000025', object_change_type: ObjectChangeType.Delete, outcome_summary: 'Deleted:1' },
+      ]);
       const gone = (await f.objects(hrs.systemId)).get('EMP000025')!;
       expect(gone).toMatchObject({ status: 'Obsolete', sync_pending: true });
       // It comes back when the source has it again.
-      f.writeFile(file, hr(25, (r, i) => (i === 5 ? { ...r, title: 'Chief Tester' } : r)));
+      f.writeFile(
+        file,
+        hr(25, (r, i) => (i === 5 ? { ...r, title: 'Chief Tester' } : r)),
+      );
       const back = await f.run(hrs.systemId, hrs.full);
       expect(back).toMatchObject({ total_added: 0, total_updated: 1, total_deleted: 0 });
       expect((await f.objects(hrs.systemId)).get('EMP000025')).toMatchObject({ status: 'Normal', id: gone.id });
@@ -110,9 +163,18 @@ describe('import (worker)', () => {
     it('obsoletes nothing when the source returns no objects, and says so', async () => {
       f.writeFile(file, `${HR_CSV_COLUMNS.join(',')}\n`);
       const a = await f.run(hrs.systemId, hrs.full);
-      expect(a).toMatchObject({ status: ActivityStatus.CompleteWithWarning, total_added: 0, total_updated: 0, total_deleted: 0, objects_processed: 0 });
+      expect(a).toMatchObject({
+        status: ActivityStatus.CompleteWithWarning,
+        total_added: 0,
+        total_updated: 0,
+        total_deleted: 0,
+        objects_processed: 0,
+      });
       expect(a.warning_message).toMatch(/returned no objects, so nothing was marked obsolete/);
-      const statuses = await f.query(`SELECT status, count(*)::int AS n FROM connected_system_object WHERE connected_system_id = $1 GROUP BY status`, [hrs.systemId]);
+      const statuses = await f.query(
+        `SELECT status, count(*)::int AS n FROM connected_system_object WHERE connected_system_id = $1 GROUP BY status`,
+        [hrs.systemId],
+      );
       expect(statuses).toEqual([{ status: 'Normal', n: 25 }]);
     });
   });
@@ -123,9 +185,18 @@ describe('import (worker)', () => {
       const edited = (i: number, title: string) => line({ ...hrRecord(i), title });
       const rows = Array.from({ length: 12 }, (_, k) => line(hrRecord(k + 1)));
       // Page 1 (10 lines): rows 1-4, row 3 again, rows 5-9. Page 2: rows 10-12, row 2 again.
-      f.writeFile('dup/people.csv', [HR_CSV_COLUMNS.join(','), ...rows.slice(0, 4), edited(3, 'Twin'), ...rows.slice(4), edited(2, 'Twin')].join('\n'));
+      f.writeFile(
+        'dup/people.csv',
+        [HR_CSV_COLUMNS.join(','), ...rows.slice(0, 4), edited(3, 'Twin'), ...rows.slice(4), edited(2, 'Twin')].join('\n'),
+      );
       const a = await f.run(s.systemId, s.full);
-      expect(a).toMatchObject({ status: ActivityStatus.CompleteWithError, total_added: 10, total_updated: 0, total_errors: 4, objects_processed: 14 });
+      expect(a).toMatchObject({
+        status: ActivityStatus.CompleteWithError,
+        total_added: 10,
+        total_updated: 0,
+        total_errors: 4,
+        objects_processed: 14,
+      });
       const items = await f.items(a.id);
       expect(byType(items)).toEqual({ [ObjectChangeType.Add]: 10, [ExecutionErrorType.DuplicateObject]: 4 });
       const duplicates = items.filter((i) => i.error_type === ExecutionErrorType.DuplicateObject);
@@ -138,23 +209,50 @@ describe('import (worker)', () => {
       // An object that exists: its update on page 1 is undone when its twin shows up on page 2 (twice), and it is not obsoleted.
       await f.pg.query(`UPDATE connected_system_object SET sync_pending = false WHERE connected_system_id = $1`, [s.systemId]);
       const before = (await f.objects(s.systemId)).get('EMP000005')!;
-      f.writeFile('dup/people.csv', [HR_CSV_COLUMNS.join(','), ...rows.slice(0, 4), edited(5, 'Changed'), ...rows.slice(5), edited(5, 'Twin'), edited(5, 'Triplet')].join('\n'));
+      f.writeFile(
+        'dup/people.csv',
+        [
+          HR_CSV_COLUMNS.join(','),
+          ...rows.slice(0, 4),
+          edited(5, 'Changed'),
+          ...rows.slice(5),
+          edited(5, 'Twin'),
+          edited(5, 'Triplet'),
+        ].join('\n'),
+      );
       const again = await f.run(s.systemId, s.full);
-      expect(again).toMatchObject({ status: ActivityStatus.CompleteWithError, total_added: 2, total_updated: 0, total_deleted: 0, total_errors: 3 });
+      expect(again).toMatchObject({
+        status: ActivityStatus.CompleteWithError,
+        total_added: 2,
+        total_updated: 0,
+        total_deleted: 0,
+        total_errors: 3,
+      });
       const againItems = await f.items(again.id);
       expect(byType(againItems)).toEqual({ [ObjectChangeType.Add]: 2, [ExecutionErrorType.DuplicateObject]: 3 });
-      expect(againItems.filter((i) => i.external_id_value === 'EMP000005').every((i) => i.error_type === ExecutionErrorType.DuplicateObject)).toBe(true);
+      expect(
+        againItems.filter((i) => i.external_id_value === 'EMP000005').every((i) => i.error_type === ExecutionErrorType.DuplicateObject),
+      ).toBe(true);
       const after = (await f.objects(s.systemId)).get('EMP000005')!;
       expect(after).toEqual(before);
     });
 
     it('rejects an object without an external ID value', async () => {
       const s = await hrSystem('missing/people.csv', 6);
-      f.writeFile('missing/people.csv', hr(6, (r, i) => (i === 4 ? { ...r, employeeId: '' } : r)));
+      f.writeFile(
+        'missing/people.csv',
+        hr(6, (r, i) => (i === 4 ? { ...r, employeeId: '' } : r)),
+      );
       const a = await f.run(s.systemId, s.full);
       expect(a).toMatchObject({ status: ActivityStatus.CompleteWithError, total_added: 5, total_errors: 1 });
       const errors = (await f.items(a.id)).filter((i) => i.error_type);
-      expect(errors).toMatchObject([{ error_type: ExecutionErrorType.MissingExternalIdAttributeValue, connected_system_object_type: 'person', display_name: hrRecord(4).displayName }]);
+      expect(errors).toMatchObject([
+        {
+          error_type: ExecutionErrorType.MissingExternalIdAttributeValue,
+          connected_system_object_type: 'person',
+          display_name: hrRecord(4).displayName,
+        },
+      ]);
       expect(errors[0].error_message).toMatch(/external ID attribute "employeeId" has no value.*line 5/);
     });
 
@@ -171,69 +269,117 @@ describe('import (worker)', () => {
 
     it('keeps an object whose value does not parse, without that value (File connector)', async () => {
       const s = await hrSystem('bad/people.csv', 5);
-      f.writeFile('bad/people.csv', hr(5, (r, i) => (i === 2 ? { ...r, employeeEndDate: 'soon' } : r)));
+      f.writeFile(
+        'bad/people.csv',
+        hr(5, (r, i) => (i === 2 ? { ...r, employeeEndDate: 'soon' } : r)),
+      );
       const a = await f.run(s.systemId, s.full);
       expect(a).toMatchObject({ status: ActivityStatus.CompleteWithError, total_added: 5, total_errors: 1 });
-      expect((await f.items(a.id)).filter((i) => i.error_type)).toMatchObject([{ error_type: ExecutionErrorType.ImportAttributeValueError, external_id_value: 'EMP000002' }]);
+      expect((await f.items(a.id)).filter((i) => i.error_type)).toMatchObject([
+        { error_type: ExecutionErrorType.ImportAttributeValueError, external_id_value: 'EMP000002' },
+      ]);
       expect((await f.objects(s.systemId)).get('EMP000002')!.attributes[s.attributes.employeeEndDate]).toBeUndefined();
     });
   });
 
   describe('values from any connector', () => {
     const connector = new ScriptedConnector('ScriptedValues', {
-      objectTypes: [{
-        name: 'user',
-        attributes: [
-          { name: 'id', type: 'String', plurality: 'Single', writability: 'ReadWrite', suggestedExternalId: true },
-          { name: 'displayName', type: 'String', plurality: 'Single', writability: 'ReadWrite' },
-          { name: 'age', type: 'Integer', plurality: 'Single', writability: 'ReadWrite' },
-          { name: 'score', type: 'Decimal', plurality: 'Single', writability: 'ReadWrite' },
-          { name: 'admin', type: 'Boolean', plurality: 'Single', writability: 'ReadWrite' },
-          { name: 'joined', type: 'DateTime', plurality: 'Single', writability: 'ReadWrite' },
-          { name: 'guid', type: 'Guid', plurality: 'Single', writability: 'ReadWrite' },
-          { name: 'photo', type: 'Binary', plurality: 'Single', writability: 'ReadWrite' },
-          { name: 'tags', type: 'String', plurality: 'Multi', writability: 'ReadWrite' },
-          { name: 'boss', type: 'Reference', plurality: 'Single', writability: 'ReadWrite' },
-          { name: 'secret', type: 'String', plurality: 'Single', writability: 'ReadWrite' },
-        ],
-      }],
+      objectTypes: [
+        {
+          name: 'user',
+          attributes: [
+            { name: 'id', type: 'String', plurality: 'Single', writability: 'ReadWrite', suggestedExternalId: true },
+            { name: 'displayName', type: 'String', plurality: 'Single', writability: 'ReadWrite' },
+            { name: 'age', type: 'Integer', plurality: 'Single', writability: 'ReadWrite' },
+            { name: 'score', type: 'Decimal', plurality: 'Single', writability: 'ReadWrite' },
+            { name: 'admin', type: 'Boolean', plurality: 'Single', writability: 'ReadWrite' },
+            { name: 'joined', type: 'DateTime', plurality: 'Single', writability: 'ReadWrite' },
+            { name: 'guid', type: 'Guid', plurality: 'Single', writability: 'ReadWrite' },
+            { name: 'photo', type: 'Binary', plurality: 'Single', writability: 'ReadWrite' },
+            { name: 'tags', type: 'String', plurality: 'Multi', writability: 'ReadWrite' },
+            { name: 'boss', type: 'Reference', plurality: 'Single', writability: 'ReadWrite' },
+            { name: 'secret', type: 'String', plurality: 'Single', writability: 'ReadWrite' },
+          ],
+        },
+      ],
     });
 
     it('stores each value in the form of its type, reports the ones that do not parse, and keeps the object', async () => {
       f.useScriptedConnector(connector);
-      const s = await f.connectedSystem({ connectorType: connector.type, attributes: ['displayName', 'age', 'score', 'admin', 'joined', 'guid', 'photo', 'tags', 'boss'] });
+      const s = await f.connectedSystem({
+        connectorType: connector.type,
+        attributes: ['displayName', 'age', 'score', 'admin', 'joined', 'guid', 'photo', 'tags', 'boss'],
+      });
       const full = await f.runProfile(s.systemId, RunType.FullImport);
       connector.script = () => ({
-        pages: [{
-          objects: <ImportedObject[]>[
-            { objectType: 'USER', change: 'Upsert', source: 'u1', attributes: {
-              ID: 'u1', displayName: 'Ann', age: '42', score: '3.5', admin: 'yes', joined: '2024-03-01T10:00:00+02:00', guid: '{0F8FAD5B-D9CB-469F-A165-70867728950E}',
-              photo: 'AAEC', tags: ['b', 'a'], boss: 'u2', secret: 'not selected' } },
-            { objectType: 'user', change: 'Upsert', source: 'u2', attributes: { id: 'u2', displayName: ['Bob', 'Robert'], age: 'abc', joined: '2024-02-30', admin: true } },
-            { objectType: 'printer', change: 'Upsert', source: 'p1', attributes: { id: 'p1' } },
-            { objectType: 'user', change: 'Upsert', source: 'u3', attributes: { displayName: 'Nobody' } },
-          ],
-          errors: [{ source: 'row 9', message: 'Broken row.', errorType: 'MalformedRow', externalId: 'u9' }],
-        }],
+        pages: [
+          {
+            objects: <ImportedObject[]>[
+              {
+                objectType: 'USER',
+                change: 'Upsert',
+                source: 'u1',
+                attributes: {
+                  ID: 'u1',
+                  displayName: 'Ann',
+                  age: '42',
+                  score: '3.5',
+                  admin: 'yes',
+                  joined: '2024-03-01T10:00:00+02:00',
+                  guid: '{0F8FAD5B-D9CB-469F-A165-70867728950E}',
+                  photo: 'AAEC',
+                  tags: ['b', 'a'],
+                  boss: 'u2',
+                  secret: 'not selected',
+                },
+              },
+              {
+                objectType: 'user',
+                change: 'Upsert',
+                source: 'u2',
+                attributes: { id: 'u2', displayName: ['Bob', 'Robert'], age: 'abc', joined: '2024-02-30', admin: true },
+              },
+              { objectType: 'printer', change: 'Upsert', source: 'p1', attributes: { id: 'p1' } },
+              { objectType: 'user', change: 'Upsert', source: 'u3', attributes: { displayName: 'Nobody' } },
+            ],
+            errors: [{ source: 'row 9', message: 'Broken row.', errorType: 'MalformedRow', externalId: 'u9' }],
+          },
+        ],
       });
       const a = await f.run(s.systemId, full);
       expect(a).toMatchObject({ status: ActivityStatus.CompleteWithError, total_added: 2, total_errors: 4, objects_processed: 5 });
       const items = await f.items(a.id);
-      expect(byType(items)).toEqual({ [ObjectChangeType.Add]: 1, [ExecutionErrorType.ImportAttributeValueError]: 1, [ExecutionErrorType.CouldNotMatchObjectType]: 1,
-        [ExecutionErrorType.MissingExternalIdAttributeValue]: 1, MalformedRow: 1 });
+      expect(byType(items)).toEqual({
+        [ObjectChangeType.Add]: 1,
+        [ExecutionErrorType.ImportAttributeValueError]: 1,
+        [ExecutionErrorType.CouldNotMatchObjectType]: 1,
+        [ExecutionErrorType.MissingExternalIdAttributeValue]: 1,
+        MalformedRow: 1,
+      });
       const bad = items.find((i) => i.error_type === ExecutionErrorType.ImportAttributeValueError)!;
       // The object is added; the item carries both the change and the value errors.
       expect(bad).toMatchObject({ external_id_value: 'u2', object_change_type: ObjectChangeType.Add, outcome_summary: 'Added:1' });
       expect(bad.error_message).toMatch(/"displayName" is single-valued but 2 values were given/);
       expect(bad.error_message).toMatch(/Value "abc" of attribute "age" is not a valid Integer/);
       expect(bad.error_message).toMatch(/Value "2024-02-30" of attribute "joined" is not a valid DateTime/);
-      expect(items.find((i) => i.error_type === 'MalformedRow')).toMatchObject({ external_id_value: 'u9', error_message: 'Broken row. (row 9)' });
+      expect(items.find((i) => i.error_type === 'MalformedRow')).toMatchObject({
+        external_id_value: 'u9',
+        error_message: 'Broken row. (row 9)',
+      });
 
       const objects = await f.objects(s.systemId);
       const id = (name: string) => String(s.attributes[name]);
       expect(objects.get('u1')!.attributes).toEqual({
-        [id('id')]: ['u1'], [id('displayName')]: ['Ann'], [id('age')]: [42], [id('score')]: [3.5], [id('admin')]: [true], [id('joined')]: ['2024-03-01T08:00:00.000Z'],
-        [id('guid')]: ['0f8fad5b-d9cb-469f-a165-70867728950e'], [id('photo')]: ['AAEC'], [id('tags')]: ['b', 'a'], [id('boss')]: ['u2'],
+        [id('id')]: ['u1'],
+        [id('displayName')]: ['Ann'],
+        [id('age')]: [42],
+        [id('score')]: [3.5],
+        [id('admin')]: [true],
+        [id('joined')]: ['2024-03-01T08:00:00.000Z'],
+        [id('guid')]: ['0f8fad5b-d9cb-469f-a165-70867728950e'],
+        [id('photo')]: ['AAEC'],
+        [id('tags')]: ['b', 'a'],
+        [id('boss')]: ['u2'],
       });
       expect(objects.get('u1')!.display_name).toBe('Ann');
       expect(objects.get('u2')!.attributes).toEqual({ [id('id')]: ['u2'], [id('admin')]: [true] });
@@ -251,7 +397,12 @@ describe('import (worker)', () => {
         f.writeFile(`refs-${handling}/people.csv`, hr(12, unresolved));
         const a = await f.run(s.systemId, s.full);
         const items = (await f.items(a.id)).filter((i) => i.object_change_type !== ObjectChangeType.Add);
-        outcomes[handling] = { status: a.status, errors: a.total_errors, warned: !!a.warning_message, items: items.map((i) => [i.external_id_value, i.error_type, i.outcome_summary]) };
+        outcomes[handling] = {
+          status: a.status,
+          errors: a.total_errors,
+          warned: !!a.warning_message,
+          items: items.map((i) => [i.external_id_value, i.error_type, i.outcome_summary]),
+        };
         const seven = (await f.objects(s.systemId)).get('EMP000007')!;
         expect(seven.resolved_references).toEqual({ [s.attributes.manager]: [null] });
         if (handling === 'Warn') {
@@ -259,15 +410,24 @@ describe('import (worker)', () => {
           expect(items[0].error_message).toMatch(/manager = "EMP999999" match no object of this system/);
           // The missing manager arrives: the unchanged object's reference resolves, and it is flagged for synchronisation.
           await f.pg.query(`UPDATE connected_system_object SET sync_pending = false WHERE connected_system_id = $1`, [s.systemId]);
-          f.writeFile(`refs-${handling}/people.csv`, hr(12, unresolved, [line({ ...hrRecord(999999), employeeId: 'EMP999999', manager: '' })]));
+          f.writeFile(
+            `refs-${handling}/people.csv`,
+            hr(12, unresolved, [line({ ...hrRecord(999999), employeeId: 'EMP999999', manager: '' })]),
+          );
           const fixed = await f.run(s.systemId, s.full);
           expect(fixed).toMatchObject({ status: ActivityStatus.Complete, total_added: 1, total_updated: 0 });
           const objects = await f.objects(s.systemId);
-          expect(objects.get('EMP000007')).toMatchObject({ sync_pending: true, resolved_references: { [s.attributes.manager]: [objects.get('EMP999999')!.id] } });
+          expect(objects.get('EMP000007')).toMatchObject({
+            sync_pending: true,
+            resolved_references: { [s.attributes.manager]: [objects.get('EMP999999')!.id] },
+          });
 
           // A manager who leaves: the references to him are resolved again (to nothing) and flagged.
           await f.pg.query(`UPDATE connected_system_object SET sync_pending = false WHERE connected_system_id = $1`, [s.systemId]);
-          f.writeFile(`refs-${handling}/people.csv`, hr(12, (r, i) => (i === 2 ? null : unresolved(r, i)), [line({ ...hrRecord(999999), employeeId: 'EMP999999', manager: '' })]));
+          f.writeFile(
+            `refs-${handling}/people.csv`,
+            hr(12, (r, i) => (i === 2 ? null : unresolved(r, i)), [line({ ...hrRecord(999999), employeeId: 'EMP999999', manager: '' })]),
+          );
           const left = await f.run(s.systemId, s.full);
           expect(left).toMatchObject({ status: ActivityStatus.CompleteWithWarning, total_deleted: 1 });
           const now = await f.objects(s.systemId);
@@ -278,14 +438,27 @@ describe('import (worker)', () => {
         }
       }
       expect(outcomes).toEqual({
-        Warn: { status: ActivityStatus.CompleteWithWarning, errors: 0, warned: true, items: [['EMP000007', null, 'UnresolvedReference:1']] },
-        Error: { status: ActivityStatus.CompleteWithError, errors: 1, warned: false, items: [['EMP000007', ExecutionErrorType.UnresolvedReference, null]] },
+        Warn: {
+          status: ActivityStatus.CompleteWithWarning,
+          errors: 0,
+          warned: true,
+          items: [['EMP000007', null, 'UnresolvedReference:1']],
+        },
+        Error: {
+          status: ActivityStatus.CompleteWithError,
+          errors: 1,
+          warned: false,
+          items: [['EMP000007', ExecutionErrorType.UnresolvedReference, null]],
+        },
         Ignore: { status: ActivityStatus.Complete, errors: 0, warned: false, items: [] },
       });
     });
 
     it('resolves by secondary external ID, case-insensitively', async () => {
-      f.writeFile('dn/people.csv', 'id,mail,boss\nA1,ann@example.org,\nA2,bob@example.org,ANN@Example.ORG\nA3,cy@example.org,nobody@example.org\n');
+      f.writeFile(
+        'dn/people.csv',
+        'id,mail,boss\nA1,ann@example.org,\nA2,bob@example.org,ANN@Example.ORG\nA3,cy@example.org,nobody@example.org\n',
+      );
       const s = await f.fileSystem({ filePath: 'dn/people.csv', unresolvedReferenceHandling: 'Ignore' });
       await f.updateAttribute(s.systemId, s.types.person, s.attributes.mail, { isSecondaryExternalId: true });
       await f.pg.query(`UPDATE connected_system_attribute SET type = 'Reference' WHERE id = $1`, [s.attributes.boss]);
@@ -293,20 +466,33 @@ describe('import (worker)', () => {
       const a = await f.run(s.systemId, full);
       expect(a).toMatchObject({ status: ActivityStatus.Complete, total_added: 3 });
       const objects = await f.objects(s.systemId);
-      expect(objects.get('A2')).toMatchObject({ secondary_external_id: 'bob@example.org', resolved_references: { [s.attributes.boss]: [objects.get('A1')!.id] } });
+      expect(objects.get('A2')).toMatchObject({
+        secondary_external_id: 'bob@example.org',
+        resolved_references: { [s.attributes.boss]: [objects.get('A1')!.id] },
+      });
       expect(objects.get('A3')!.resolved_references).toEqual({ [s.attributes.boss]: [null] });
     });
   });
 
   describe('delta import', () => {
     const connector = new ScriptedConnector('ScriptedDelta', {
-      objectTypes: [{ name: 'user', attributes: [
-        { name: 'id', type: 'String', plurality: 'Single', writability: 'ReadWrite', suggestedExternalId: true },
-        { name: 'name', type: 'String', plurality: 'Single', writability: 'ReadWrite' },
-      ] }],
+      objectTypes: [
+        {
+          name: 'user',
+          attributes: [
+            { name: 'id', type: 'String', plurality: 'Single', writability: 'ReadWrite', suggestedExternalId: true },
+            { name: 'name', type: 'String', plurality: 'Single', writability: 'ReadWrite' },
+          ],
+        },
+      ],
     });
-    const user = (id: string, name: string, change: 'Upsert' | 'Delete' = 'Upsert') => ({ objectType: 'user', change, attributes: { id, name } });
-    const watermark = async (systemId: number) => (await f.query(`SELECT delta_watermark FROM connected_system WHERE id = $1`, [systemId]))[0].delta_watermark;
+    const user = (id: string, name: string, change: 'Upsert' | 'Delete' = 'Upsert') => ({
+      objectType: 'user',
+      change,
+      attributes: { id, name },
+    });
+    const watermark = async (systemId: number) =>
+      (await f.query(`SELECT delta_watermark FROM connected_system WHERE id = $1`, [systemId]))[0].delta_watermark;
 
     it('runs as a full import without a watermark, then imports changes only, and saves the watermark only when it completes', async () => {
       f.useScriptedConnector(connector);
@@ -325,14 +511,34 @@ describe('import (worker)', () => {
       connector.script = () => ({ pages: [{ objects: [user('u1', 'Ann', 'Delete'), user('u2', 'Robert')] }], watermark: 'w2' });
       const second = await f.run(s.systemId, delta);
       expect(connector.requests.at(-1)).toMatchObject({ mode: 'Delta', watermark: 'w1' });
-      expect(second).toMatchObject({ status: ActivityStatus.Complete, total_added: 0, total_updated: 1, total_deleted: 1, total_errors: 0 });
+      expect(second).toMatchObject({
+        status: ActivityStatus.Complete,
+        total_added: 0,
+        total_updated: 1,
+        total_deleted: 1,
+        total_errors: 0,
+      });
       expect(byType(await f.items(second.id))).toEqual({ [ObjectChangeType.Delete]: 1, [ObjectChangeType.Update]: 1 });
       const objects = await f.objects(s.systemId);
-      expect([...objects.values()].map((o) => [o.external_id, o.status])).toEqual([['u1', 'Obsolete'], ['u2', 'Normal'], ['u3', 'Normal']]);
+      expect([...objects.values()].map((o) => [o.external_id, o.status])).toEqual([
+        ['u1', 'Obsolete'],
+        ['u2', 'Normal'],
+        ['u3', 'Normal'],
+      ]);
       expect(await watermark(s.systemId)).toBe('w2');
 
       // A delta import that fails half-way keeps the old watermark (what it committed stays, and is idempotent).
-      connector.script = () => ({ pages: [{ objects: [user('u4', 'Dee')] }, { before: () => { throw new Error('directory went away'); } }], watermark: 'w3' });
+      connector.script = () => ({
+        pages: [
+          { objects: [user('u4', 'Dee')] },
+          {
+            before: () => {
+              throw new Error('directory went away');
+            },
+          },
+        ],
+        watermark: 'w3',
+      });
       const failed = await f.run(s.systemId, delta);
       expect(failed).toMatchObject({ status: ActivityStatus.FailedWithError, total_added: 1 });
       expect(failed.error_message).toMatch(/connector failed while importing .*directory went away/);
@@ -361,62 +567,116 @@ describe('import (worker)', () => {
       const title = s.attributes.title;
       const noPronouns = [6, 7, 8, 9, 10, 11, 12].find((i) => hrRecord(i).pronouns === '')!;
       expect(noPronouns).toBeDefined();
-      const pe = async (n: number, changes: unknown[], extra: { attempts?: number; status?: string } = {}) => (await f.query(
-        `INSERT INTO pending_export (connected_system_id, connected_system_object_id, change_type, status, attribute_changes, confirmation_attempts)
-         VALUES ($1, $2, 'Update', $3, $4, $5) RETURNING id`, [s.systemId, id(n), extra.status ?? 'Exported', JSON.stringify(changes), extra.attempts ?? 0]))[0].id;
-      const confirmed = await pe(1, [{ a: title, op: 'Replace', v: [`  ${hrRecord(1).title} `] }, { a: s.attributes.email, op: 'Remove', v: ['someone@else.example'] },
-        { a: s.attributes.firstName, op: 'Add', v: [hrRecord(1).firstName] }]);
-      const partly = await pe(2, [{ a: title, op: 'Replace', v: ['Not yet'] }, { a: s.attributes.firstName, op: 'Replace', v: [hrRecord(2).firstName] }]);
+      const pe = async (n: number, changes: unknown[], extra: { attempts?: number; status?: string } = {}) =>
+        (
+          await f.query(
+            `INSERT INTO pending_export (connected_system_id, connected_system_object_id, change_type, status, attribute_changes, confirmation_attempts)
+         VALUES ($1, $2, 'Update', $3, $4, $5) RETURNING id`,
+            [s.systemId, id(n), extra.status ?? 'Exported', JSON.stringify(changes), extra.attempts ?? 0],
+          )
+        )[0].id;
+      const confirmed = await pe(1, [
+        { a: title, op: 'Replace', v: [`  ${hrRecord(1).title} `] },
+        { a: s.attributes.email, op: 'Remove', v: ['someone@else.example'] },
+        { a: s.attributes.firstName, op: 'Add', v: [hrRecord(1).firstName] },
+      ]);
+      const partly = await pe(2, [
+        { a: title, op: 'Replace', v: ['Not yet'] },
+        { a: s.attributes.firstName, op: 'Replace', v: [hrRecord(2).firstName] },
+      ]);
       const failing = await pe(3, [{ a: title, op: 'Replace', v: ['Never'] }], { attempts: 4 });
       const removal = await pe(4, [{ a: title, op: 'Remove', v: [hrRecord(4).title] }]);
       const open = await pe(5, [{ a: title, op: 'Replace', v: ['Newer'] }], { status: 'Pending' });
-      const merged = await pe(5, [{ a: title, op: 'Replace', v: ['Older'] }, { a: s.attributes.lastName, op: 'Replace', v: ['Other'] }]);
+      const merged = await pe(5, [
+        { a: title, op: 'Replace', v: ['Older'] },
+        { a: s.attributes.lastName, op: 'Replace', v: ['Other'] },
+      ]);
       const cleared = await pe(noPronouns, [{ a: s.attributes.pronouns, op: 'RemoveAll', v: [] }]);
 
       const a = await f.run(s.systemId, s.full);
       expect(a).toMatchObject({ status: ActivityStatus.CompleteWithError, total_added: 0, total_updated: 0, total_errors: 1 });
       expect(a.message).toMatch(/ 2 export\(s\) confirmed\.$/);
-      const rows = new Map((await f.query(`SELECT * FROM pending_export WHERE connected_system_id = $1`, [s.systemId])).map((r) => [r.id, r]));
+      const rows = new Map(
+        (await f.query(`SELECT * FROM pending_export WHERE connected_system_id = $1`, [s.systemId])).map((r) => [r.id, r]),
+      );
       expect(rows.has(confirmed)).toBe(false);
       expect(rows.has(cleared)).toBe(false);
-      expect(rows.get(partly)).toMatchObject({ status: 'Pending', confirmation_attempts: 1, attribute_changes: [{ a: title, op: 'Replace', v: ['Not yet'] }] });
-      expect(rows.get(failing)).toMatchObject({ status: 'Failed', confirmation_attempts: 5, attribute_changes: [{ a: title, op: 'Replace', v: ['Never'] }] });
+      expect(rows.get(partly)).toMatchObject({
+        status: 'Pending',
+        confirmation_attempts: 1,
+        attribute_changes: [{ a: title, op: 'Replace', v: ['Not yet'] }],
+      });
+      expect(rows.get(failing)).toMatchObject({
+        status: 'Failed',
+        confirmation_attempts: 5,
+        attribute_changes: [{ a: title, op: 'Replace', v: ['Never'] }],
+      });
       expect(rows.get(removal)).toMatchObject({ status: 'Pending', confirmation_attempts: 1 });
       // The object already had an unexported change: the unconfirmed one merges into it (the newer value of the same attribute wins).
       expect(rows.has(merged)).toBe(false);
-      expect(rows.get(open)).toMatchObject({ status: 'Pending', attribute_changes: [{ a: title, op: 'Replace', v: ['Newer'] }, { a: s.attributes.lastName, op: 'Replace', v: ['Other'] }] });
+      expect(rows.get(open)).toMatchObject({
+        status: 'Pending',
+        attribute_changes: [
+          { a: title, op: 'Replace', v: ['Newer'] },
+          { a: s.attributes.lastName, op: 'Replace', v: ['Other'] },
+        ],
+      });
 
       const items = await f.items(a.id);
-      expect(items.filter((i) => i.outcome_summary === 'ExportConfirmed:1').map((i) => i.external_id_value).sort())
-        .toEqual(['EMP000001', hrRecord(noPronouns).employeeId].sort());
-      expect(items.filter((i) => i.error_type)).toMatchObject([{ error_type: ExecutionErrorType.ExportNotConfirmed, external_id_value: 'EMP000003' }]);
-      expect(items.find((i) => i.external_id_value === 'EMP000002')!.error_message).toMatch(/does not show the exported value\(s\) of "title".*attempt 1 of 5/);
+      expect(
+        items
+          .filter((i) => i.outcome_summary === 'ExportConfirmed:1')
+          .map((i) => i.external_id_value)
+          .sort(),
+      ).toEqual(['EMP000001', hrRecord(noPronouns).employeeId].sort());
+      expect(items.filter((i) => i.error_type)).toMatchObject([
+        { error_type: ExecutionErrorType.ExportNotConfirmed, external_id_value: 'EMP000003' },
+      ]);
+      expect(items.find((i) => i.external_id_value === 'EMP000002')!.error_message).toMatch(
+        /does not show the exported value\(s\) of "title".*attempt 1 of 5/,
+      );
     });
 
     it('compares multi-valued attributes as sets, and references by the object they resolve to', async () => {
       const connector = new ScriptedConnector('ScriptedConfirm', {
-        objectTypes: [{ name: 'group', attributes: [
-          { name: 'id', type: 'String', plurality: 'Single', writability: 'ReadWrite', suggestedExternalId: true },
-          { name: 'mail', type: 'String', plurality: 'Multi', writability: 'ReadWrite' },
-          { name: 'member', type: 'Reference', plurality: 'Multi', writability: 'ReadWrite' },
-        ] }],
+        objectTypes: [
+          {
+            name: 'group',
+            attributes: [
+              { name: 'id', type: 'String', plurality: 'Single', writability: 'ReadWrite', suggestedExternalId: true },
+              { name: 'mail', type: 'String', plurality: 'Multi', writability: 'ReadWrite' },
+              { name: 'member', type: 'Reference', plurality: 'Multi', writability: 'ReadWrite' },
+            ],
+          },
+        ],
       });
       f.useScriptedConnector(connector);
       const s = await f.connectedSystem({ connectorType: connector.type });
       const full = await f.runProfile(s.systemId, RunType.FullImport);
-      connector.script = () => ({ pages: [{ objects: <ImportedObject[]>[
-        { objectType: 'group', change: 'Upsert', attributes: { id: 'g1', mail: ['a@x', 'b@x'], member: ['g2', 'G3'] } },
-        { objectType: 'group', change: 'Upsert', attributes: { id: 'g2' } },
-        { objectType: 'group', change: 'Upsert', attributes: { id: 'G3' } },
-      ] }] });
+      connector.script = () => ({
+        pages: [
+          {
+            objects: <ImportedObject[]>[
+              { objectType: 'group', change: 'Upsert', attributes: { id: 'g1', mail: ['a@x', 'b@x'], member: ['g2', 'G3'] } },
+              { objectType: 'group', change: 'Upsert', attributes: { id: 'g2' } },
+              { objectType: 'group', change: 'Upsert', attributes: { id: 'G3' } },
+            ],
+          },
+        ],
+      });
       await f.run(s.systemId, full);
       const objects = await f.objects(s.systemId);
       const [pe] = await f.query(
         `INSERT INTO pending_export (connected_system_id, connected_system_object_id, change_type, status, attribute_changes) VALUES ($1, $2, 'Update', 'Exported', $3) RETURNING id`,
-        [s.systemId, objects.get('g1')!.id, JSON.stringify([
-          { a: s.attributes.mail, op: 'Replace', v: ['b@x', 'a@x '] },
-          { a: s.attributes.member, op: 'Replace', v: [objects.get('G3')!.id, 'G2'] },
-        ])]);
+        [
+          s.systemId,
+          objects.get('g1')!.id,
+          JSON.stringify([
+            { a: s.attributes.mail, op: 'Replace', v: ['b@x', 'a@x '] },
+            { a: s.attributes.member, op: 'Replace', v: [objects.get('G3')!.id, 'G2'] },
+          ]),
+        ],
+      );
       const a = await f.run(s.systemId, full);
       expect(a).toMatchObject({ status: ActivityStatus.Complete });
       expect(await f.query(`SELECT id FROM pending_export WHERE id = $1`, [pe.id])).toEqual([]);
@@ -425,9 +685,19 @@ describe('import (worker)', () => {
 
   describe('cancellation and restart', () => {
     const connector = new ScriptedConnector('ScriptedCancel', {
-      objectTypes: [{ name: 'user', attributes: [{ name: 'id', type: 'String', plurality: 'Single', writability: 'ReadWrite', suggestedExternalId: true }] }],
+      objectTypes: [
+        {
+          name: 'user',
+          attributes: [{ name: 'id', type: 'String', plurality: 'Single', writability: 'ReadWrite', suggestedExternalId: true }],
+        },
+      ],
     });
-    const users = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => ({ objectType: 'user', change: 'Upsert' as const, attributes: { id: `u${from + k}` } }));
+    const users = (from: number, to: number) =>
+      Array.from({ length: to - from + 1 }, (_, k) => ({
+        objectType: 'user',
+        change: 'Upsert' as const,
+        attributes: { id: `u${from + k}` },
+      }));
 
     it('stops at a page boundary, keeps what it committed, ends Cancelled, and the next run completes exactly', async () => {
       f.useScriptedConnector(connector);
@@ -437,21 +707,30 @@ describe('import (worker)', () => {
       // The cancellation is requested while the second page is written (the third is read ahead meanwhile);
       // the run sees it at the end of the second page, once the request is committed.
       let requested!: () => void;
-      const cancelRequested = new Promise<void>((resolve) => { requested = resolve; });
+      const cancelRequested = new Promise<void>((resolve) => {
+        requested = resolve;
+      });
       connector.script = () => ({
         pages: [
           { objects: users(1, 5) },
           { objects: users(6, 10) },
-          { objects: users(11, 15), before: async () => {
-            await f.pg.query(`UPDATE activity SET cancel_requested = true WHERE id = $1`, [activityId]);
-            requested();
-          } },
+          {
+            objects: users(11, 15),
+            before: async () => {
+              await f.pg.query(`UPDATE activity SET cancel_requested = true WHERE id = $1`, [activityId]);
+              requested();
+            },
+          },
         ],
         watermark: 'never-saved',
       });
       const pageDone = RunContext.prototype.pageDone;
       let pagesDone = 0;
-      const spy = jest.spyOn(RunContext.prototype, 'pageDone').mockImplementation(async function (this: RunContext, objects: number, force?: boolean) {
+      const spy = jest.spyOn(RunContext.prototype, 'pageDone').mockImplementation(async function (
+        this: RunContext,
+        objects: number,
+        force?: boolean,
+      ) {
         if (++pagesDone === 2) await cancelRequested;
         return pageDone.call(this, objects, force);
       });
@@ -464,7 +743,13 @@ describe('import (worker)', () => {
 
       connector.script = () => ({ pages: [{ objects: users(1, 5) }, { objects: users(6, 10) }, { objects: users(11, 15) }] });
       const next = await f.run(s.systemId, full);
-      expect(next).toMatchObject({ status: ActivityStatus.Complete, total_added: 5, total_updated: 0, total_deleted: 0, objects_processed: 15 });
+      expect(next).toMatchObject({
+        status: ActivityStatus.Complete,
+        total_added: 5,
+        total_updated: 0,
+        total_deleted: 0,
+        objects_processed: 15,
+      });
       expect((await f.objects(s.systemId)).size).toBe(15);
       // The cancelled activity stays Cancelled.
       expect((await f.activity(activityId)).status).toBe(ActivityStatus.Cancelled);
@@ -480,18 +765,27 @@ describe('import (worker)', () => {
 
   describe('cost per page', () => {
     const connector = new ScriptedConnector('ScriptedCost', {
-      objectTypes: [{ name: 'user', attributes: [
-        { name: 'id', type: 'String', plurality: 'Single', writability: 'ReadWrite', suggestedExternalId: true },
-        { name: 'name', type: 'String', plurality: 'Single', writability: 'ReadWrite' },
-        { name: 'boss', type: 'Reference', plurality: 'Single', writability: 'ReadWrite' },
-      ] }],
+      objectTypes: [
+        {
+          name: 'user',
+          attributes: [
+            { name: 'id', type: 'String', plurality: 'Single', writability: 'ReadWrite', suggestedExternalId: true },
+            { name: 'name', type: 'String', plurality: 'Single', writability: 'ReadWrite' },
+            { name: 'boss', type: 'Reference', plurality: 'Single', writability: 'ReadWrite' },
+          ],
+        },
+      ],
     });
 
     /** Statements each page costs (between two page boundaries), for pages 2.. of a run. */
     async function statementsPerPage(systemId: number, profileId: number): Promise<number[]> {
       const marks: Array<{ at: 'enter' | 'leave'; statements: number }> = [];
       const pageDone = RunContext.prototype.pageDone;
-      const spy = jest.spyOn(RunContext.prototype, 'pageDone').mockImplementation(async function (this: RunContext, objects: number, force?: boolean) {
+      const spy = jest.spyOn(RunContext.prototype, 'pageDone').mockImplementation(async function (
+        this: RunContext,
+        objects: number,
+        force?: boolean,
+      ) {
         marks.push({ at: 'enter', statements: this.session.statements });
         try {
           return await pageDone.call(this, objects, force);
@@ -518,7 +812,11 @@ describe('import (worker)', () => {
         const s = await f.connectedSystem({ connectorType: connector.type });
         const full = await f.runProfile(s.systemId, RunType.FullImport, { pageSize: size });
         const page = (p: number, name: string) => ({
-          objects: Array.from({ length: size }, (_, k) => ({ objectType: 'user', change: 'Upsert' as const, attributes: { id: `u${p}-${k}`, name, boss: `u0-${k}` } })),
+          objects: Array.from({ length: size }, (_, k) => ({
+            objectType: 'user',
+            change: 'Upsert' as const,
+            attributes: { id: `u${p}-${k}`, name, boss: `u0-${k}` },
+          })),
         });
         connector.script = () => ({ pages: [page(0, 'a'), page(1, 'a'), page(2, 'a')] });
         costs[`new ${size}`] = await statementsPerPage(s.systemId, full);

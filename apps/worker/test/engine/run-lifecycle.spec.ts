@@ -31,12 +31,21 @@ describe('run lifecycle', () => {
     seed = new SyncSeed(pg);
     const user = await seed.mvType('User');
     system = await seed.system('Source', 'person', ['key', 'name']);
-    const rule = await seed.rule({ name: 'in', systemId: system.id, typeId: system.typeId, direction: 'Import', mvTypeId: user, project: true });
+    const rule = await seed.rule({
+      name: 'in',
+      systemId: system.id,
+      typeId: system.typeId,
+      direction: 'Import',
+      mvTypeId: user,
+      project: true,
+    });
     await seed.inbound(rule, await seed.mvAttribute('Common Name'), { cs: system.attributes.name });
     await pg.query(
       `INSERT INTO connected_system_object (connected_system_id, object_type_id, external_id, attributes)
        SELECT $1, $2, 'K' || g, jsonb_build_object($3::text, jsonb_build_array('K' || g), $4::text, jsonb_build_array('Name ' || g))
-         FROM generate_series(1, 3000) g`, [system.id, system.typeId, String(system.attributes.key), String(system.attributes.name)]);
+         FROM generate_series(1, 3000) g`,
+      [system.id, system.typeId, String(system.attributes.key), String(system.attributes.name)],
+    );
     await pg.query(`UPDATE connected_system_run_profile SET page_size = 20 WHERE connected_system_id = $1`, [system.id]);
   });
 
@@ -100,8 +109,10 @@ describe('run lifecycle', () => {
   it('analyses the engine tables that bulk writes made stale before a run plans its pages, and runs without JIT', async () => {
     const ds = worker.get(DataSource);
     expect((await ds.query('SHOW jit'))[0].jit).toBe('off');
-    const stats = () => one<{ changed: string; analysed: string }>(
-      `SELECT n_mod_since_analyze AS changed, analyze_count AS analysed FROM pg_stat_user_tables WHERE relname = 'connected_system_object'`);
+    const stats = () =>
+      one<{ changed: string; analysed: string }>(
+        `SELECT n_mod_since_analyze AS changed, analyze_count AS analysed FROM pg_stat_user_tables WHERE relname = 'connected_system_object'`,
+      );
     // A bulk write the planner has not seen (autovacuum is not relied on), made visible to the statistics at once.
     await pg.query(`UPDATE connected_system_object SET last_updated = now() WHERE connected_system_id = $1`, [system.id]);
     await pg.query('SELECT pg_stat_force_next_flush()');
@@ -119,7 +130,9 @@ describe('run lifecycle', () => {
 
   it('reaps a run whose worker stopped heart-beating and releases its locks', async () => {
     const id = await seed.activity(system.id, system.profiles.FullImport, 'FullImport');
-    await pg.query(`UPDATE activity SET claimed_at = now() - interval '1 hour', heartbeat_at = now() - interval '1 hour' WHERE id = $1`, [id]);
+    await pg.query(`UPDATE activity SET claimed_at = now() - interval '1 hour', heartbeat_at = now() - interval '1 hour' WHERE id = $1`, [
+      id,
+    ]);
     await pg.query(`INSERT INTO run_lock (lock_key, activity_id) VALUES ($1, $2)`, [`connected-system:${system.id}`, id]);
     const fresh = await seed.activity(system.id, system.profiles.FullImport, 'FullImport');
     await pg.query(`UPDATE activity SET claimed_at = now(), heartbeat_at = now() WHERE id = $1`, [fresh]);

@@ -54,13 +54,33 @@ describe('synchronisation', () => {
   it('projects, flows, provisions, joins by matching, and follows priority and deletion rules', async () => {
     const user = await seed.mvType('User');
     const mv = {
-      employeeId: await seed.mvAttribute('Employee ID'), display: await seed.mvAttribute('Display Name'), email: await seed.mvAttribute('Email'),
-      department: await seed.mvAttribute('Department'), manager: await seed.mvAttribute('Manager'),
+      employeeId: await seed.mvAttribute('Employee ID'),
+      display: await seed.mvAttribute('Display Name'),
+      email: await seed.mvAttribute('Email'),
+      department: await seed.mvAttribute('Department'),
+      manager: await seed.mvAttribute('Manager'),
     };
-    await pg.query(`UPDATE metaverse_object_type SET deletion_rule = 'WhenAuthoritativeSourceDisconnected', deletion_trigger_connected_system_ids = '{}' WHERE id = $1`, [user]);
-    const hr = await seed.system('HR', 'person', ['employeeId', 'firstName', 'lastName', 'email', 'department', { name: 'manager', type: 'Reference' }]);
+    await pg.query(
+      `UPDATE metaverse_object_type SET deletion_rule = 'WhenAuthoritativeSourceDisconnected', deletion_trigger_connected_system_ids = '{}' WHERE id = $1`,
+      [user],
+    );
+    const hr = await seed.system('HR', 'person', [
+      'employeeId',
+      'firstName',
+      'lastName',
+      'email',
+      'department',
+      { name: 'manager', type: 'Reference' },
+    ]);
     await pg.query(`UPDATE metaverse_object_type SET deletion_trigger_connected_system_ids = ARRAY[$2::int] WHERE id = $1`, [user, hr.id]);
-    const hrRule = await seed.rule({ name: 'HR in', systemId: hr.id, typeId: hr.typeId, direction: 'Import', mvTypeId: user, project: true });
+    const hrRule = await seed.rule({
+      name: 'HR in',
+      systemId: hr.id,
+      typeId: hr.typeId,
+      direction: 'Import',
+      mvTypeId: user,
+      project: true,
+    });
     await seed.inbound(hrRule, mv.employeeId, { cs: hr.attributes.employeeId });
     await seed.inbound(hrRule, mv.display, { expression: 'cs["firstName"] + " " + cs["lastName"]' });
     await seed.inbound(hrRule, mv.email, { cs: hr.attributes.email }, { priority: 2 });
@@ -68,8 +88,21 @@ describe('synchronisation', () => {
     await seed.inbound(hrRule, mv.manager, { cs: hr.attributes.manager });
     await seed.matching(hrRule, [hr.attributes.employeeId], mv.employeeId);
 
-    const dir = await seed.system('Directory', 'user', ['uid', 'displayName', 'mail', 'dept', { name: 'manager', type: 'Reference' }], 'Export');
-    const out = await seed.rule({ name: 'Directory out', systemId: dir.id, typeId: dir.typeId, direction: 'Export', mvTypeId: user, provision: true, deprovision: 'Delete' });
+    const dir = await seed.system(
+      'Directory',
+      'user',
+      ['uid', 'displayName', 'mail', 'dept', { name: 'manager', type: 'Reference' }],
+      'Export',
+    );
+    const out = await seed.rule({
+      name: 'Directory out',
+      systemId: dir.id,
+      typeId: dir.typeId,
+      direction: 'Export',
+      mvTypeId: user,
+      provision: true,
+      deprovision: 'Delete',
+    });
     await seed.outbound(out, dir.attributes.uid, { mv: mv.employeeId });
     await seed.outbound(out, dir.attributes.displayName, { mv: mv.display });
     await seed.outbound(out, dir.attributes.mail, { mv: mv.email });
@@ -79,25 +112,51 @@ describe('synchronisation', () => {
     const a = hr.attributes;
     const person = (i: number, extra: Partial<Record<string, string>> = {}) => ({
       externalId: `E${i}`,
-      values: { [a.employeeId]: [`E${i}`], [a.firstName]: [`First${i}`], [a.lastName]: [`Last${i}`], [a.email]: [extra.email ?? `p${i}@hr.example`],
-        [a.department]: [extra.department ?? 'Sales'], [a.manager]: i > 1 ? ['E1'] : [] },
+      values: {
+        [a.employeeId]: [`E${i}`],
+        [a.firstName]: [`First${i}`],
+        [a.lastName]: [`Last${i}`],
+        [a.email]: [extra.email ?? `p${i}@hr.example`],
+        [a.department]: [extra.department ?? 'Sales'],
+        [a.manager]: i > 1 ? ['E1'] : [],
+      },
     });
     // 120 people over three pages of 50; everyone after the first reports to E1.
-    await seed.objects(hr.id, hr.typeId, Array.from({ length: 120 }, (_, i) => person(i + 1)));
-    await pg.query(`UPDATE connected_system_object c SET resolved_references = jsonb_build_object($2::text, jsonb_build_array(m.id))
+    await seed.objects(
+      hr.id,
+      hr.typeId,
+      Array.from({ length: 120 }, (_, i) => person(i + 1)),
+    );
+    await pg.query(
+      `UPDATE connected_system_object c SET resolved_references = jsonb_build_object($2::text, jsonb_build_array(m.id))
                       FROM connected_system_object m WHERE c.connected_system_id = $1 AND m.connected_system_id = $1 AND m.external_id = 'E1' AND c.external_id <> 'E1'`,
-    [hr.id, String(a.manager)]);
+      [hr.id, String(a.manager)],
+    );
 
     const first = await run(hr.id, hr.profiles.FullSynchronisation, 'FullSynchronisation');
-    expect(first).toMatchObject({ status: 'Complete', total_projected: 120, total_provisioned: 120, total_pending_exports: 120, total_errors: 0, objects_processed: 120 });
+    expect(first).toMatchObject({
+      status: 'Complete',
+      total_projected: 120,
+      total_provisioned: 120,
+      total_pending_exports: 120,
+      total_errors: 0,
+      objects_processed: 120,
+    });
     expect(Number((await one(`SELECT count(*) FROM metaverse_object WHERE type_id = $1`, [user])).count)).toBe(120);
-    const ada = await one(`SELECT m.* FROM metaverse_object m JOIN connected_system_object c ON c.metaverse_object_id = m.id WHERE c.external_id = 'E7'`);
+    const ada = await one(
+      `SELECT m.* FROM metaverse_object m JOIN connected_system_object c ON c.metaverse_object_id = m.id WHERE c.external_id = 'E7'`,
+    );
     expect(ada.display_name).toBe('First7 Last7');
     expect(ada.attributes[mv.email]).toEqual([{ v: 'p7@hr.example', s: hr.id, r: hrRule }]);
-    const boss = await one(`SELECT m.id FROM metaverse_object m JOIN connected_system_object c ON c.metaverse_object_id = m.id WHERE c.external_id = 'E1'`);
+    const boss = await one(
+      `SELECT m.id FROM metaverse_object m JOIN connected_system_object c ON c.metaverse_object_id = m.id WHERE c.external_id = 'E1'`,
+    );
     expect(ada.attributes[mv.manager]).toEqual([{ v: boss.id, s: hr.id, r: hrRule }]);
-    const creates = await all(`SELECT p.change_type, p.attribute_changes FROM pending_export p JOIN connected_system_object c ON c.id = p.connected_system_object_id
-                                WHERE c.connected_system_id = $1 AND c.status = 'PendingProvisioning'`, [dir.id]);
+    const creates = await all(
+      `SELECT p.change_type, p.attribute_changes FROM pending_export p JOIN connected_system_object c ON c.id = p.connected_system_object_id
+                                WHERE c.connected_system_id = $1 AND c.status = 'PendingProvisioning'`,
+      [dir.id],
+    );
     expect(creates).toHaveLength(120);
     expect(creates.every((c) => c.change_type === 'Create')).toBe(true);
     const items = await all(`SELECT outcome_summary FROM activity_execution_item WHERE activity_id = $1`, [first.id]);
@@ -108,14 +167,23 @@ describe('synchronisation', () => {
     const delta = await run(hr.id, hr.profiles.DeltaSynchronisation, 'DeltaSynchronisation');
     expect(delta).toMatchObject({ status: 'Complete', objects_processed: 0, total_projected: 0, total_pending_exports: 0 });
     const again = await run(hr.id, hr.profiles.FullSynchronisation, 'FullSynchronisation');
-    expect(again).toMatchObject({ status: 'Complete', objects_processed: 120, total_projected: 0, total_attribute_flows: 0, total_pending_exports: 0 });
+    expect(again).toMatchObject({
+      status: 'Complete',
+      objects_processed: 120,
+      total_projected: 0,
+      total_attribute_flows: 0,
+      total_pending_exports: 0,
+    });
 
     // A mover: one attribute flows and merges into the unexported Create (no second export).
     await seed.objects(hr.id, hr.typeId, [person(7, { department: 'Legal' })]);
     const mover = await run(hr.id, hr.profiles.DeltaSynchronisation, 'DeltaSynchronisation');
     expect(mover).toMatchObject({ status: 'Complete', objects_processed: 1, total_attribute_flows: 1, total_pending_exports: 1 });
-    const merged = await one(`SELECT p.change_type, p.attribute_changes FROM pending_export p JOIN connected_system_object c ON c.id = p.connected_system_object_id
-                               WHERE c.metaverse_object_id = $1`, [ada.id]);
+    const merged = await one(
+      `SELECT p.change_type, p.attribute_changes FROM pending_export p JOIN connected_system_object c ON c.id = p.connected_system_object_id
+                               WHERE c.metaverse_object_id = $1`,
+      [ada.id],
+    );
     expect(merged.change_type).toBe('Create');
     expect(merged.attribute_changes).toContainEqual({ a: dir.attributes.dept, op: 'Replace', v: ['Legal'] });
 
@@ -124,14 +192,20 @@ describe('synchronisation', () => {
     const crmRule = await seed.rule({ name: 'CRM in', systemId: crm.id, typeId: crm.typeId, direction: 'Import', mvTypeId: user });
     await seed.inbound(crmRule, mv.email, { cs: crm.attributes.mail }, { priority: 1 });
     await seed.matching(crmRule, [crm.attributes.id], mv.employeeId);
-    await seed.objects(crm.id, crm.typeId, [{ externalId: 'E7', values: { [crm.attributes.id]: ['E7'], [crm.attributes.mail]: ['ada@crm.example'] } }]);
+    await seed.objects(crm.id, crm.typeId, [
+      { externalId: 'E7', values: { [crm.attributes.id]: ['E7'], [crm.attributes.mail]: ['ada@crm.example'] } },
+    ]);
     const crmSync = await run(crm.id, crm.profiles.FullSynchronisation, 'FullSynchronisation');
     expect(crmSync).toMatchObject({ status: 'Complete', total_joined: 1, total_projected: 0 });
-    expect((await one(`SELECT attributes FROM metaverse_object WHERE id = $1`, [ada.id])).attributes[mv.email]).toEqual([{ v: 'ada@crm.example', s: crm.id, r: crmRule }]);
+    expect((await one(`SELECT attributes FROM metaverse_object WHERE id = $1`, [ada.id])).attributes[mv.email]).toEqual([
+      { v: 'ada@crm.example', s: crm.id, r: crmRule },
+    ]);
     await pg.query(`UPDATE connected_system_object SET status = 'Obsolete', sync_pending = true WHERE connected_system_id = $1`, [crm.id]);
     const crmLeaves = await run(crm.id, crm.profiles.DeltaSynchronisation, 'DeltaSynchronisation');
     expect(crmLeaves).toMatchObject({ status: 'Complete', total_disconnected: 1, total_deleted: 0 });
-    expect((await one(`SELECT attributes FROM metaverse_object WHERE id = $1`, [ada.id])).attributes[mv.email]).toEqual([{ v: 'p7@hr.example', s: hr.id, r: hrRule }]);
+    expect((await one(`SELECT attributes FROM metaverse_object WHERE id = $1`, [ada.id])).attributes[mv.email]).toEqual([
+      { v: 'p7@hr.example', s: hr.id, r: hrRule },
+    ]);
 
     // A leaver without grace period: the metaverse object is deleted and its unexported directory account cancelled.
     await seed.objects(hr.id, hr.typeId, [{ ...person(9), status: 'Obsolete' }]);
@@ -144,14 +218,20 @@ describe('synchronisation', () => {
     await pg.query(`UPDATE metaverse_object_type SET deletion_grace_period_seconds = 86400 WHERE id = $1`, [user]);
     await seed.objects(hr.id, hr.typeId, [{ ...person(10), status: 'Obsolete' }]);
     await run(hr.id, hr.profiles.DeltaSynchronisation, 'DeltaSynchronisation');
-    const pending = await one(`SELECT m.id, m.last_connector_disconnected_date, m.deletion_eligible_date FROM metaverse_object m
-                                WHERE m.attributes -> $1::text -> 0 ->> 'v' = 'E10'`, [String(mv.employeeId)]);
+    const pending = await one(
+      `SELECT m.id, m.last_connector_disconnected_date, m.deletion_eligible_date FROM metaverse_object m
+                                WHERE m.attributes -> $1::text -> 0 ->> 'v' = 'E10'`,
+      [String(mv.employeeId)],
+    );
     expect(pending.last_connector_disconnected_date).not.toBeNull();
     expect(pending.deletion_eligible_date.getTime() - pending.last_connector_disconnected_date.getTime()).toBe(86_400_000);
     await seed.objects(hr.id, hr.typeId, [person(10)]);
     const rejoin = await run(hr.id, hr.profiles.DeltaSynchronisation, 'DeltaSynchronisation');
     expect(rejoin).toMatchObject({ status: 'Complete', total_joined: 1, total_projected: 0 });
-    expect((await one(`SELECT last_connector_disconnected_date FROM metaverse_object WHERE id = $1`, [pending.id])).last_connector_disconnected_date).toBeNull();
+    expect(
+      (await one(`SELECT last_connector_disconnected_date FROM metaverse_object WHERE id = $1`, [pending.id]))
+        .last_connector_disconnected_date,
+    ).toBeNull();
 
     // Housekeeping deletes a pending deletion once its grace period has passed (and only then).
     await seed.objects(hr.id, hr.typeId, [{ ...person(11), status: 'Obsolete' }]);
@@ -161,7 +241,9 @@ describe('synchronisation', () => {
     await pg.query(`UPDATE metaverse_object SET deletion_eligible_date = now() - interval '1 minute' WHERE id = $1`, [leaving.id]);
     expect((await worker.get(HousekeepingService).run()).deletedMetaverseObjects).toBe(1);
     expect(await one(`SELECT id FROM metaverse_object WHERE id = $1`, [leaving.id])).toBeUndefined();
-    const record = await one(`SELECT status, total_deleted, initiated_by_type FROM activity WHERE target_type = 'MetaverseObject' AND target_operation_type = 'Delete'`);
+    const record = await one(
+      `SELECT status, total_deleted, initiated_by_type FROM activity WHERE target_type = 'MetaverseObject' AND target_operation_type = 'Delete'`,
+    );
     expect(record).toEqual({ status: 'Complete', total_deleted: 1, initiated_by_type: 'System' });
   });
 
@@ -184,11 +266,24 @@ describe('synchronisation', () => {
     for (const size of [5, 40]) {
       analyses = 0;
       const sys = await seed.system(`Stmt${size}`, 'person', ['key', 'name']);
-      const rule = await seed.rule({ name: `Stmt${size}`, systemId: sys.id, typeId: sys.typeId, direction: 'Import', mvTypeId: user, project: true });
+      const rule = await seed.rule({
+        name: `Stmt${size}`,
+        systemId: sys.id,
+        typeId: sys.typeId,
+        direction: 'Import',
+        mvTypeId: user,
+        project: true,
+      });
       await seed.inbound(rule, await seed.mvAttribute('Common Name'), { cs: sys.attributes.name });
       await seed.matching(rule, [sys.attributes.key], id);
-      await seed.objects(sys.id, sys.typeId, Array.from({ length: size }, (_, i) => ({
-        externalId: `S${size}-${i}`, values: { [sys.attributes.key]: [`S${size}-${i}`], [sys.attributes.name]: [`n${i}`] } })));
+      await seed.objects(
+        sys.id,
+        sys.typeId,
+        Array.from({ length: size }, (_, i) => ({
+          externalId: `S${size}-${i}`,
+          values: { [sys.attributes.key]: [`S${size}-${i}`], [sys.attributes.name]: [`n${i}`] },
+        })),
+      );
       await pg.query(`UPDATE connected_system_run_profile SET page_size = 1000 WHERE connected_system_id = $1`, [sys.id]);
       const act = await run(sys.id, sys.profiles.FullSynchronisation, 'FullSynchronisation');
       expect(act.total_projected).toBe(size);

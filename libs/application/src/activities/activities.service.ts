@@ -75,7 +75,8 @@ export class ActivitiesService {
     const direction = query.sortDirection === undefined ? 'asc' : String(query.sortDirection).toLowerCase();
     if (!SORT_COLUMNS[sortBy]) errors.add('sortBy', `sortBy must be one of ${Object.keys(SORT_COLUMNS).join(', ')}.`);
     if (direction !== 'asc' && direction !== 'desc') errors.add('sortDirection', 'sortDirection must be asc or desc.');
-    if (query.search !== undefined && (typeof query.search !== 'string' || query.search.length > 200)) errors.add('search', 'search must be text of at most 200 characters.');
+    if (query.search !== undefined && (typeof query.search !== 'string' || query.search.length > 200))
+      errors.add('search', 'search must be text of at most 200 characters.');
     errors.throwIfAny();
 
     const params: unknown[] = [];
@@ -87,11 +88,16 @@ export class ActivitiesService {
     const order = `${SORT_COLUMNS[sortBy]} ${direction.toUpperCase()} NULLS LAST, a.id ${direction.toUpperCase()}`;
     const [{ count }] = await this.ds.query(`SELECT count(*)::int AS count FROM activity a ${where}`, params);
     const ids: Array<{ id: string }> = await this.ds.query(
-      `SELECT a.id FROM activity a ${where} ORDER BY ${order} LIMIT ${paging.pageSize} OFFSET ${paging.offset}`, params);
+      `SELECT a.id FROM activity a ${where} ORDER BY ${order} LIMIT ${paging.pageSize} OFFSET ${paging.offset}`,
+      params,
+    );
     const rows = ids.length ? await this.ds.getRepository(ActivityEntity).findBy({ id: In(ids.map((r) => r.id)) }) : [];
     const byId = new Map(rows.map((r) => [r.id, r]));
     const children = await this.childCounts(ids.map((r) => r.id));
-    const items = ids.map((r) => byId.get(r.id)!).filter(Boolean).map((a) => activitySummary(a, children.get(a.id) ?? 0));
+    const items = ids
+      .map((r) => byId.get(r.id)!)
+      .filter(Boolean)
+      .map((a) => activitySummary(a, children.get(a.id) ?? 0));
     return pageOf(items, count, paging);
   }
 
@@ -130,13 +136,18 @@ export class ActivitiesService {
               message = CASE WHEN claimed_at IS NULL THEN $4 ELSE message END
         WHERE id = $1 AND status = $2 AND target_type = ANY($5::text[])
         RETURNING id`,
-      [id, ActivityStatus.InProgress, ActivityStatus.Cancelled, CANCELLED_BEFORE_START, CANCELLABLE_TARGET_TYPES]);
+      [id, ActivityStatus.InProgress, ActivityStatus.Cancelled, CANCELLED_BEFORE_START, CANCELLABLE_TARGET_TYPES],
+    );
     if (!updated.length) {
       const a = await this.require(id);
       if (!CANCELLABLE_TARGET_TYPES.includes(a.targetType as ActivityTargetType)) {
-        throw DomainError.badRequest(`Activity ${id} is a ${a.targetType} activity; only run-profile activities can be cancelled.`, { targetType: a.targetType });
+        throw DomainError.badRequest(`Activity ${id} is a ${a.targetType} activity; only run-profile activities can be cancelled.`, {
+          targetType: a.targetType,
+        });
       }
-      throw DomainError.badRequest(`Activity ${id} is already ${a.status}; only an InProgress activity can be cancelled.`, { status: a.status });
+      throw DomainError.badRequest(`Activity ${id} is already ${a.status}; only an InProgress activity can be cancelled.`, {
+        status: a.status,
+      });
     }
     return this.get(id);
   }
@@ -157,7 +168,9 @@ export class ActivitiesService {
   private async childCounts(ids: string[]): Promise<Map<string, number>> {
     if (!ids.length) return new Map();
     const rows: Array<{ parent: string; count: number }> = await this.ds.query(
-      `SELECT parent_activity_id AS parent, count(*)::int AS count FROM activity WHERE parent_activity_id = ANY($1::uuid[]) GROUP BY parent_activity_id`, [ids]);
+      `SELECT parent_activity_id AS parent, count(*)::int AS count FROM activity WHERE parent_activity_id = ANY($1::uuid[]) GROUP BY parent_activity_id`,
+      [ids],
+    );
     return new Map(rows.map((r) => [r.parent, r.count]));
   }
 }

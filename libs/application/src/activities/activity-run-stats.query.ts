@@ -36,7 +36,10 @@ function runnerStats(stats: Record<string, unknown> | null): Pick<ActivityRunSta
     pages: finite(stats?.pages),
     objectsPerSecond: finite(stats?.objectsPerSecond),
     phases: phases
-      .filter((p): p is { name: string; seconds: number } => !!p && typeof p === 'object' && typeof p.name === 'string' && finite(p.seconds) !== null)
+      .filter(
+        (p): p is { name: string; seconds: number } =>
+          !!p && typeof p === 'object' && typeof p.name === 'string' && finite(p.seconds) !== null,
+      )
       .map((p) => ({ name: p.name, seconds: p.seconds })),
   };
 }
@@ -50,7 +53,9 @@ export class ActivityRunStatsQuery {
     const a = await this.ds.getRepository(ActivityEntity).findOneBy({ id });
     if (!a) throw DomainError.notFound('Activity', id);
     if (a.targetType !== ActivityTargetType.ConnectedSystemRunProfile) {
-      throw DomainError.badRequest(`Activity ${id} is a ${a.targetType} activity; execution statistics exist only for run-profile activities.`);
+      throw DomainError.badRequest(
+        `Activity ${id} is a ${a.targetType} activity; execution statistics exist only for run-profile activities.`,
+      );
     }
     // Aggregated where the items are (through their (activity_id, seq) index), never loaded: a run can have a million.
     // outcome_summary is `Outcome:count` pairs; a malformed pair is skipped rather than failing the whole answer.
@@ -61,10 +66,14 @@ export class ActivityRunStatsQuery {
                    FROM activity_execution_item i CROSS JOIN LATERAL regexp_split_to_table(i.outcome_summary, ',') AS p
                   WHERE i.activity_id = $1 AND i.outcome_summary IS NOT NULL) s
           WHERE pair ~ '^[A-Za-z]+:[0-9]{1,9}$'
-          GROUP BY 1 ORDER BY 1`, [id]) as Promise<Array<{ name: string; count: string }>>,
+          GROUP BY 1 ORDER BY 1`,
+        [id],
+      ) as Promise<Array<{ name: string; count: string }>>,
       this.ds.query(
         `SELECT error_type AS name, count(*)::bigint AS count FROM activity_execution_item
-          WHERE activity_id = $1 AND error_type IS NOT NULL GROUP BY error_type ORDER BY error_type`, [id]) as Promise<Array<{ name: string; count: string }>>,
+          WHERE activity_id = $1 AND error_type IS NOT NULL GROUP BY error_type ORDER BY error_type`,
+        [id],
+      ) as Promise<Array<{ name: string; count: string }>>,
     ]);
     const dictionary = (rows: Array<{ name: string; count: string }>) => Object.fromEntries(rows.map((r) => [r.name, Number(r.count)]));
     return {

@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ActivityOperationType, ActivityTargetType, ADMINISTRATOR_ROLE, canonicalRole, DomainError, KNOWN_ROLES, ValidationErrorCollector } from '@meridian/domain';
+import {
+  ActivityOperationType,
+  ActivityTargetType,
+  ADMINISTRATOR_ROLE,
+  canonicalRole,
+  DomainError,
+  KNOWN_ROLES,
+  ValidationErrorCollector,
+} from '@meridian/domain';
 import { ApiKeyEntity } from '@meridian/persistence';
 import { DataSource } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
@@ -67,8 +75,17 @@ export class ApiKeysService {
         createdByType: initiator.type,
         createdByName: initiator.name,
       });
-      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.ApiKey, operation: ActivityOperationType.Create,
-        targetId: saved.id, targetName: saved.name, details: { roles: saved.roles, expiresAt: saved.expiresAt, isEnabled: saved.isEnabled } }, m);
+      await this.activities.recordChange(
+        {
+          initiator,
+          targetType: ActivityTargetType.ApiKey,
+          operation: ActivityOperationType.Create,
+          targetId: saved.id,
+          targetName: saved.name,
+          details: { roles: saved.roles, expiresAt: saved.expiresAt, isEnabled: saved.isEnabled },
+        },
+        m,
+      );
       return { ...apiKeyView(saved), key: secret };
     });
   }
@@ -89,8 +106,17 @@ export class ApiKeysService {
       }
       key.lastUpdated = new Date();
       const saved = await m.getRepository(ApiKeyEntity).save(key);
-      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.ApiKey, operation: ActivityOperationType.Update,
-        targetId: saved.id, targetName: saved.name, details: { changed } }, m);
+      await this.activities.recordChange(
+        {
+          initiator,
+          targetType: ActivityTargetType.ApiKey,
+          operation: ActivityOperationType.Update,
+          targetId: saved.id,
+          targetName: saved.name,
+          details: { changed },
+        },
+        m,
+      );
       return apiKeyView(saved);
     });
   }
@@ -98,10 +124,15 @@ export class ApiKeysService {
   async remove(id: string, initiator: Initiator): Promise<void> {
     await this.ds.transaction(async (m) => {
       const key = await this.require(id, m.getRepository(ApiKeyEntity));
-      if (key.isBootstrap) throw DomainError.conflict('The bootstrap key is managed by MERIDIAN_BOOTSTRAP_API_KEY: unset the variable and restart to remove it.');
+      if (key.isBootstrap)
+        throw DomainError.conflict(
+          'The bootstrap key is managed by MERIDIAN_BOOTSTRAP_API_KEY: unset the variable and restart to remove it.',
+        );
       await m.getRepository(ApiKeyEntity).delete({ id });
-      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.ApiKey, operation: ActivityOperationType.Delete,
-        targetId: id, targetName: key.name }, m);
+      await this.activities.recordChange(
+        { initiator, targetType: ActivityTargetType.ApiKey, operation: ActivityOperationType.Delete, targetId: id, targetName: key.name },
+        m,
+      );
     });
   }
 
@@ -121,12 +152,31 @@ export class ApiKeysService {
       const hash = hashApiKey(secret);
       if (existing) {
         if (existing.keyHash !== hash || !existing.isEnabled || !existing.roles.includes(ADMINISTRATOR_ROLE) || existing.expiresAt) {
-          await repo.update({ id: existing.id }, { keyHash: hash, keyPrefix: displayPrefix(secret), isEnabled: true, roles: [ADMINISTRATOR_ROLE], expiresAt: null, lastUpdated: new Date() });
+          await repo.update(
+            { id: existing.id },
+            {
+              keyHash: hash,
+              keyPrefix: displayPrefix(secret),
+              isEnabled: true,
+              roles: [ADMINISTRATOR_ROLE],
+              expiresAt: null,
+              lastUpdated: new Date(),
+            },
+          );
         }
         return;
       }
-      await repo.save({ name: 'Bootstrap administrator key', description: 'Created from MERIDIAN_BOOTSTRAP_API_KEY.', roles: [ADMINISTRATOR_ROLE],
-        keyHash: hash, keyPrefix: displayPrefix(secret), isBootstrap: true, isEnabled: true, createdByType: 'System', createdByName: 'System' });
+      await repo.save({
+        name: 'Bootstrap administrator key',
+        description: 'Created from MERIDIAN_BOOTSTRAP_API_KEY.',
+        roles: [ADMINISTRATOR_ROLE],
+        keyHash: hash,
+        keyPrefix: displayPrefix(secret),
+        isBootstrap: true,
+        isEnabled: true,
+        createdByType: 'System',
+        createdByName: 'System',
+      });
     });
   }
 
@@ -136,7 +186,10 @@ export class ApiKeysService {
     return key;
   }
 
-  private validate(input: ApiKeyInput, creating: boolean): { name?: string; description?: string | null; roles?: string[]; expiresAt?: Date | null; isEnabled?: boolean } {
+  private validate(
+    input: ApiKeyInput,
+    creating: boolean,
+  ): { name?: string; description?: string | null; roles?: string[]; expiresAt?: Date | null; isEnabled?: boolean } {
     const errors = new ValidationErrorCollector();
     const out: ReturnType<ApiKeysService['validate']> = {};
     if (input.name !== undefined || creating) {
@@ -145,7 +198,8 @@ export class ApiKeysService {
       else out.name = name;
     }
     if (input.description !== undefined) {
-      if (input.description !== null && (typeof input.description !== 'string' || input.description.length > 1000)) errors.add('description', 'description must be at most 1000 characters.');
+      if (input.description !== null && (typeof input.description !== 'string' || input.description.length > 1000))
+        errors.add('description', 'description must be at most 1000 characters.');
       else out.description = input.description;
     }
     if (input.roles !== undefined) {
@@ -163,7 +217,8 @@ export class ApiKeysService {
     if (input.expiresAt !== undefined) {
       if (input.expiresAt === null) out.expiresAt = null;
       else {
-        const d = typeof input.expiresAt === 'string' && /^\d{4}-\d{2}-\d{2}/.test(input.expiresAt) ? new Date(input.expiresAt) : new Date(NaN);
+        const d =
+          typeof input.expiresAt === 'string' && /^\d{4}-\d{2}-\d{2}/.test(input.expiresAt) ? new Date(input.expiresAt) : new Date(NaN);
         if (Number.isNaN(d.getTime())) errors.add('expiresAt', 'expiresAt must be an ISO 8601 date-time.');
         else if (creating && d.getTime() <= Date.now()) errors.add('expiresAt', 'expiresAt must be in the future.');
         else out.expiresAt = d;

@@ -25,8 +25,18 @@ export class DatabasePrincipalResolver extends PrincipalResolver {
     if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) throw new DomainError(ErrorCode.Unauthorised, 'The API key has expired.');
     // At most one write a minute per key, so a busy key does not turn every read into a write.
     await this.ds.query(
-      `UPDATE api_key SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`, [key.id]);
-    return { authMethod: 'api_key', name: key.name, authorised: true, roles: key.roles, metaverseObjectId: null, apiKeyId: key.id, subject: null };
+      `UPDATE api_key SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+      [key.id],
+    );
+    return {
+      authMethod: 'api_key',
+      name: key.name,
+      authorised: true,
+      roles: key.roles,
+      metaverseObjectId: null,
+      apiKeyId: key.id,
+      subject: null,
+    };
   }
 
   async resolveTokenSubject(subject: string, claims: Record<string, unknown>): Promise<Principal> {
@@ -39,14 +49,26 @@ export class DatabasePrincipalResolver extends PrincipalResolver {
          JOIN metaverse_object_type t ON t.id = o.type_id AND t.name = $3
         WHERE lower(a.name) = lower($1) AND o.status = 'Normal'
           AND EXISTS (SELECT 1 FROM jsonb_array_elements(o.attributes -> a.id::text) e WHERE e ->> 'v' = $2)
-        LIMIT 2`, [attribute, subject, BuiltInObjectTypes.User]);
-    const fallbackName = [claims.name, claims.preferred_username, claims.email].find((v): v is string => typeof v === 'string' && v !== '') ?? subject;
+        LIMIT 2`,
+      [attribute, subject, BuiltInObjectTypes.User],
+    );
+    const fallbackName =
+      [claims.name, claims.preferred_username, claims.email].find((v): v is string => typeof v === 'string' && v !== '') ?? subject;
     if (rows.length !== 1) {
       return { authMethod: 'oauth', name: fallbackName, authorised: false, roles: [], metaverseObjectId: null, apiKeyId: null, subject };
     }
     const roles: Array<{ name: string }> = await this.ds.query(
-      `SELECT r.name FROM role_member m JOIN role r ON r.id = m.role_id WHERE m.metaverse_object_id = $1 ORDER BY r.name`, [rows[0].id]);
-    return { authMethod: 'oauth', name: rows[0].display_name ?? fallbackName, authorised: true, roles: roles.map((r) => r.name),
-      metaverseObjectId: rows[0].id, apiKeyId: null, subject };
+      `SELECT r.name FROM role_member m JOIN role r ON r.id = m.role_id WHERE m.metaverse_object_id = $1 ORDER BY r.name`,
+      [rows[0].id],
+    );
+    return {
+      authMethod: 'oauth',
+      name: rows[0].display_name ?? fallbackName,
+      authorised: true,
+      roles: roles.map((r) => r.name),
+      metaverseObjectId: rows[0].id,
+      apiKeyId: null,
+      subject,
+    };
   }
 }

@@ -28,7 +28,10 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 /** A PEM upload: exactly one CERTIFICATE block and no private key. */
 export function parsePemCertificate(text: string, field = 'certificate'): ParsedCertificate {
   if (PRIVATE_KEY_BLOCK.test(text)) {
-    throw DomainError.validation(field, `${field} contains a private key. Upload the certificate only: a trusted certificate never needs its key, and Meridian does not store keys.`);
+    throw DomainError.validation(
+      field,
+      `${field} contains a private key. Upload the certificate only: a trusted certificate never needs its key, and Meridian does not store keys.`,
+    );
   }
   const blocks = [...text.matchAll(CERTIFICATE_BLOCK)];
   if (blocks.length === 0) {

@@ -81,7 +81,8 @@ export class CertificatesService {
    */
   async trustedCaPems(manager: EntityManager = this.ds.manager): Promise<string[]> {
     const rows: Array<{ pem: string }> = await manager.query(
-      `SELECT pem FROM trusted_certificate WHERE is_enabled AND not_after > now() ORDER BY created, id`);
+      `SELECT pem FROM trusted_certificate WHERE is_enabled AND not_after > now() ORDER BY created, id`,
+    );
     return rows.map((r) => r.pem);
   }
 
@@ -97,20 +98,40 @@ export class CertificatesService {
       return await this.ds.transaction(async (m) => {
         const repo = m.getRepository(TrustedCertificateEntity);
         await this.refuseDuplicate(m, parsed!.thumbprint);
-        const saved = await repo.save(repo.create({
-          name: name!,
-          notes: notes ?? null,
-          isEnabled: isEnabled ?? true,
-          ...parsed!,
-        }));
-        await this.activities.recordChange({ initiator, targetType: ActivityTargetType.TrustedCertificate, operation: ActivityOperationType.Create,
-          targetId: saved.id, targetName: saved.name, message: `Uploaded ${parsed!.subject}`,
-          details: { thumbprint: saved.thumbprint, subject: saved.subject, issuer: saved.issuer, notAfter: saved.notAfter.toISOString(), isEnabled: saved.isEnabled } }, m);
+        const saved = await repo.save(
+          repo.create({
+            name: name!,
+            notes: notes ?? null,
+            isEnabled: isEnabled ?? true,
+            ...parsed!,
+          }),
+        );
+        await this.activities.recordChange(
+          {
+            initiator,
+            targetType: ActivityTargetType.TrustedCertificate,
+            operation: ActivityOperationType.Create,
+            targetId: saved.id,
+            targetName: saved.name,
+            message: `Uploaded ${parsed!.subject}`,
+            details: {
+              thumbprint: saved.thumbprint,
+              subject: saved.subject,
+              issuer: saved.issuer,
+              notAfter: saved.notAfter.toISOString(),
+              isEnabled: saved.isEnabled,
+            },
+          },
+          m,
+        );
         return certificateView(saved);
       });
     } catch (err) {
       // Two uploads of the same certificate at once: the unique index decides, with the same answer.
-      if (err instanceof QueryFailedError && (err as { driverError?: { constraint?: string } }).driverError?.constraint === 'uq_trusted_certificate_thumbprint') {
+      if (
+        err instanceof QueryFailedError &&
+        (err as { driverError?: { constraint?: string } }).driverError?.constraint === 'uq_trusted_certificate_thumbprint'
+      ) {
         await this.refuseDuplicate(this.ds.manager, parsed!.thumbprint);
       }
       throw err;
@@ -130,16 +151,38 @@ export class CertificatesService {
       const cert = await this.require(id, m);
       const changed: string[] = [];
       const previousName = cert.name;
-      if (name !== undefined && name !== cert.name) { cert.name = name; changed.push('name'); }
-      if (notes !== undefined && notes !== cert.notes) { cert.notes = notes; changed.push('notes'); }
-      if (isEnabled !== undefined && isEnabled !== cert.isEnabled) { cert.isEnabled = isEnabled; changed.push('isEnabled'); }
+      if (name !== undefined && name !== cert.name) {
+        cert.name = name;
+        changed.push('name');
+      }
+      if (notes !== undefined && notes !== cert.notes) {
+        cert.notes = notes;
+        changed.push('notes');
+      }
+      if (isEnabled !== undefined && isEnabled !== cert.isEnabled) {
+        cert.isEnabled = isEnabled;
+        changed.push('isEnabled');
+      }
       // Nothing different: not a change, so no activity and lastUpdated stays.
       if (!changed.length) return;
       cert.lastUpdated = new Date();
       await repo.save(cert);
-      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.TrustedCertificate, operation: ActivityOperationType.Update,
-        targetId: cert.id, targetName: cert.name, details: { thumbprint: cert.thumbprint, changed,
-          ...(changed.includes('name') ? { previousName } : {}), isEnabled: cert.isEnabled } }, m);
+      await this.activities.recordChange(
+        {
+          initiator,
+          targetType: ActivityTargetType.TrustedCertificate,
+          operation: ActivityOperationType.Update,
+          targetId: cert.id,
+          targetName: cert.name,
+          details: {
+            thumbprint: cert.thumbprint,
+            changed,
+            ...(changed.includes('name') ? { previousName } : {}),
+            isEnabled: cert.isEnabled,
+          },
+        },
+        m,
+      );
     });
   }
 
@@ -147,8 +190,17 @@ export class CertificatesService {
     await this.ds.transaction(async (m) => {
       const cert = await this.require(id, m);
       await m.getRepository(TrustedCertificateEntity).delete({ id });
-      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.TrustedCertificate, operation: ActivityOperationType.Delete,
-        targetId: id, targetName: cert.name, details: { thumbprint: cert.thumbprint, subject: cert.subject } }, m);
+      await this.activities.recordChange(
+        {
+          initiator,
+          targetType: ActivityTargetType.TrustedCertificate,
+          operation: ActivityOperationType.Delete,
+          targetId: id,
+          targetName: cert.name,
+          details: { thumbprint: cert.thumbprint, subject: cert.subject },
+        },
+        m,
+      );
     });
   }
 
@@ -161,17 +213,25 @@ export class CertificatesService {
   private async refuseDuplicate(m: EntityManager, thumbprint: string): Promise<void> {
     const existing = await m.getRepository(TrustedCertificateEntity).findOne({ where: { thumbprint }, select: { id: true, name: true } });
     if (existing) {
-      throw DomainError.conflict(`This certificate (thumbprint ${thumbprint}) is already trusted as "${existing.name}" (${existing.id}).`,
-        { thumbprint, existingId: existing.id });
+      throw DomainError.conflict(`This certificate (thumbprint ${thumbprint}) is already trusted as "${existing.name}" (${existing.id}).`, {
+        thumbprint,
+        existingId: existing.id,
+      });
     }
   }
 
   private checkName(value: unknown, required: boolean, errors: ValidationErrorCollector): string | undefined {
     if (value === undefined && !required) return undefined;
     const message = `name is required and must be 1-${CERTIFICATE_NAME_MAX} characters.`;
-    if (typeof value !== 'string') { errors.add('name', message); return undefined; }
+    if (typeof value !== 'string') {
+      errors.add('name', message);
+      return undefined;
+    }
     const name = value.trim();
-    if (!name || value.length > CERTIFICATE_NAME_MAX) { errors.add('name', message); return undefined; }
+    if (!name || value.length > CERTIFICATE_NAME_MAX) {
+      errors.add('name', message);
+      return undefined;
+    }
     return name;
   }
 
@@ -189,7 +249,10 @@ export class CertificatesService {
   private checkEnabled(value: unknown, errors: ValidationErrorCollector): boolean | undefined {
     if (value === undefined) return undefined;
     // The DTO lets null through (@IsOptional); the column is NOT NULL.
-    if (typeof value !== 'boolean') { errors.add('isEnabled', 'isEnabled must be true or false.'); return undefined; }
+    if (typeof value !== 'boolean') {
+      errors.add('isEnabled', 'isEnabled must be true or false.');
+      return undefined;
+    }
     return value;
   }
 

@@ -23,14 +23,21 @@ export interface SqlRunner {
  * count; otherwise `fromWhere` (`<from> WHERE …`, selecting nothing) is counted up to the bound.
  */
 export async function boundedCount(
-  runner: SqlRunner, fromWhere: string, params: unknown[], paging: Paging, rowsOnPage: number, cap = LIST_COUNT_CAP,
+  runner: SqlRunner,
+  fromWhere: string,
+  params: unknown[],
+  paging: Paging,
+  rowsOnPage: number,
+  cap = LIST_COUNT_CAP,
 ): Promise<BoundedCount> {
   if ((rowsOnPage > 0 && rowsOnPage < paging.pageSize) || (rowsOnPage === 0 && paging.offset === 0)) {
     return { totalCount: paging.offset + rowsOnPage, totalCountIsExact: true };
   }
   const limit = paging.offset + cap;
   const [{ count }]: Array<{ count: number }> = await runner.query(
-    `SELECT count(*)::int AS count FROM (SELECT 1 FROM ${fromWhere} LIMIT ${limit + 1}) s`, params);
+    `SELECT count(*)::int AS count FROM (SELECT 1 FROM ${fromWhere} LIMIT ${limit + 1}) s`,
+    params,
+  );
   return { totalCount: Math.min(count, limit), totalCountIsExact: count <= limit };
 }
 
@@ -42,7 +49,11 @@ export async function boundedCount(
  * reads the page that way with totalCount at the bound.
  */
 export async function firstMatches(
-  runner: SqlRunner, idSql: string, params: unknown[], paging: Paging, cap = LIST_COUNT_CAP,
+  runner: SqlRunner,
+  idSql: string,
+  params: unknown[],
+  paging: Paging,
+  cap = LIST_COUNT_CAP,
 ): Promise<{ pageIds: string[]; totalCount: number } | null> {
   const limit = paging.offset + cap;
   const rows: Array<{ total: number; id: string | null }> = await runner.query(
@@ -50,7 +61,9 @@ export async function firstMatches(
           page AS (SELECT id FROM m ORDER BY id LIMIT ${paging.pageSize} OFFSET ${paging.offset})
      SELECT (SELECT count(*)::int FROM m) AS total, page.id
        FROM (SELECT 1) one LEFT JOIN page ON true
-      ORDER BY page.id`, params);
+      ORDER BY page.id`,
+    params,
+  );
   const total = rows[0]?.total ?? 0;
   if (total > limit) return null;
   return { pageIds: rows.map((r) => r.id).filter((id): id is string => id !== null), totalCount: total };

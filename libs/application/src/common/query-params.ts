@@ -3,7 +3,12 @@ import type { ValidationErrorCollector } from '@meridian/domain';
 const absent = (raw: unknown) => raw === undefined || raw === null || raw === '';
 
 /** One of an enum's values (exactly as spelled), null when absent; anything else is a field error. */
-export function enumParam<T extends string>(raw: unknown, values: Record<string, T>, field: string, errors: ValidationErrorCollector): T | null {
+export function enumParam<T extends string>(
+  raw: unknown,
+  values: Record<string, T>,
+  field: string,
+  errors: ValidationErrorCollector,
+): T | null {
   if (absent(raw)) return null;
   const allowed = Object.values(values);
   const found = allowed.find((v) => v === raw);

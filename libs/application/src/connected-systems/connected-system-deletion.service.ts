@@ -1,8 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
-  ActivityOperationType, ActivityStatus, ActivityTargetType, ConnectedSystemDeletionOutcome, DomainError, ErrorCode, IMMEDIATE_DELETION_MAX_OBJECTS,
-  parseTimeSpan, SettingKeys,
+  ActivityOperationType,
+  ActivityStatus,
+  ActivityTargetType,
+  ConnectedSystemDeletionOutcome,
+  DomainError,
+  ErrorCode,
+  IMMEDIATE_DELETION_MAX_OBJECTS,
+  parseTimeSpan,
+  SettingKeys,
 } from '@meridian/domain';
 import { JobName, JobQueue } from '@meridian/jobs';
 import { ActivityEntity, ConnectedSystemEntity } from '@meridian/persistence';
@@ -78,25 +85,45 @@ export class ConnectedSystemDeletionService {
   }
 
   /** Deletes now (200) or queues the deletion (202); an already queued deletion answers with its activity. */
-  async requestDeletion(systemId: number, deleteChangeHistory: boolean, initiator: Initiator): Promise<{ status: 200 | 202; result: DeletionResult }> {
+  async requestDeletion(
+    systemId: number,
+    deleteChangeHistory: boolean,
+    initiator: Initiator,
+  ): Promise<{ status: 200 | 202; result: DeletionResult }> {
     const staleMs = await this.staleTimeoutMs();
     const decided = await this.ds.transaction(async (m) => {
       const system = await findSystem(m, systemId, 'update');
       const preview = await this.buildPreview(m, system, staleMs);
       if (preview.deletionActivityId) {
         const existing = await m.getRepository(ActivityEntity).findOneByOrFail({ id: preview.deletionActivityId });
-        const outcome = (existing.details?.outcome as ConnectedSystemDeletionOutcome | undefined) ?? ConnectedSystemDeletionOutcome.QueuedAsBackgroundJob;
+        const outcome =
+          (existing.details?.outcome as ConnectedSystemDeletionOutcome | undefined) ?? ConnectedSystemDeletionOutcome.QueuedAsBackgroundJob;
         return { queued: true as const, activityId: existing.id, outcome };
       }
       const { deletionActivityId: _ignored, expectedOutcome, ...counts } = preview;
       const details = { ...counts, deleteChangeHistory, outcome: expectedOutcome };
       if (expectedOutcome === ConnectedSystemDeletionOutcome.CompletedImmediately) {
         await this.deleteSystemRows(m, systemId);
-        const activity = await recordSystemChange(this.activities, m, {
-          initiator, targetType: ActivityTargetType.ConnectedSystem, operation: ActivityOperationType.Delete, targetId: systemId, targetName: system.name,
-          message: `Connected system "${system.name}" deleted with ${counts.connectedSystemObjectCount} connector space object(s).`, details,
-        }, { connectedSystemId: systemId });
-        await m.getRepository(ActivityEntity).update({ id: activity.id }, { objectsToProcess: counts.connectedSystemObjectCount, objectsProcessed: counts.connectedSystemObjectCount });
+        const activity = await recordSystemChange(
+          this.activities,
+          m,
+          {
+            initiator,
+            targetType: ActivityTargetType.ConnectedSystem,
+            operation: ActivityOperationType.Delete,
+            targetId: systemId,
+            targetName: system.name,
+            message: `Connected system "${system.name}" deleted with ${counts.connectedSystemObjectCount} connector space object(s).`,
+            details,
+          },
+          { connectedSystemId: systemId },
+        );
+        await m
+          .getRepository(ActivityEntity)
+          .update(
+            { id: activity.id },
+            { objectsToProcess: counts.connectedSystemObjectCount, objectsProcessed: counts.connectedSystemObjectCount },
+          );
         return { queued: false as const, activityId: activity.id };
       }
       const activity = await m.getRepository(ActivityEntity).save({
@@ -105,9 +132,10 @@ export class ConnectedSystemDeletionService {
         targetOperationType: ActivityOperationType.Delete,
         targetId: String(systemId),
         targetName: system.name,
-        message: expectedOutcome === ConnectedSystemDeletionOutcome.QueuedAfterSync
-          ? `Deletion queued; it starts when the running run profile(s) of "${system.name}" finish.`
-          : `Deletion of "${system.name}" queued as a background job.`,
+        message:
+          expectedOutcome === ConnectedSystemDeletionOutcome.QueuedAfterSync
+            ? `Deletion queued; it starts when the running run profile(s) of "${system.name}" finish.`
+            : `Deletion of "${system.name}" queued as a background job.`,
         connectedSystemId: systemId,
         initiatedByType: initiator.type,
         initiatedById: initiator.id,
@@ -120,7 +148,16 @@ export class ConnectedSystemDeletionService {
     });
 
     if (!decided.queued) {
-      return { status: 200, result: { success: true, outcome: ConnectedSystemDeletionOutcome.CompletedImmediately, errorMessage: null, workerTaskId: null, activityId: decided.activityId } };
+      return {
+        status: 200,
+        result: {
+          success: true,
+          outcome: ConnectedSystemDeletionOutcome.CompletedImmediately,
+          errorMessage: null,
+          workerTaskId: null,
+          activityId: decided.activityId,
+        },
+      };
     }
     try {
       // Deterministic job id: asking again for a queued deletion does not add a second job.
@@ -128,10 +165,29 @@ export class ConnectedSystemDeletionService {
     } catch (e) {
       const reason = `The deletion could not be queued: ${e instanceof Error ? e.message : String(e)}`;
       await this.fail(decided.activityId, reason);
-      const result: DeletionResult = { success: false, outcome: ConnectedSystemDeletionOutcome.Failed, errorMessage: reason, workerTaskId: null, activityId: decided.activityId };
-      throw new DomainError(ErrorCode.ServiceUnavailable, 'The job queue is unavailable; the connected system was not deleted. Try again later.', result);
+      const result: DeletionResult = {
+        success: false,
+        outcome: ConnectedSystemDeletionOutcome.Failed,
+        errorMessage: reason,
+        workerTaskId: null,
+        activityId: decided.activityId,
+      };
+      throw new DomainError(
+        ErrorCode.ServiceUnavailable,
+        'The job queue is unavailable; the connected system was not deleted. Try again later.',
+        result,
+      );
     }
-    return { status: 202, result: { success: true, outcome: decided.outcome, errorMessage: null, workerTaskId: decided.activityId, activityId: decided.activityId } };
+    return {
+      status: 202,
+      result: {
+        success: true,
+        outcome: decided.outcome,
+        errorMessage: null,
+        workerTaskId: decided.activityId,
+        activityId: decided.activityId,
+      },
+    };
   }
 
   /**
@@ -141,18 +197,28 @@ export class ConnectedSystemDeletionService {
    */
   async run(activityId: string, worker: string, options: { batchSize?: number; staleMs?: number } = {}): Promise<DeletionRunResult> {
     const batchSize = options.batchSize ?? DELETION_BATCH_SIZE;
-    const staleMs = options.staleMs ?? await this.staleTimeoutMs();
+    const staleMs = options.staleMs ?? (await this.staleTimeoutMs());
     const activity = await this.ds.getRepository(ActivityEntity).findOneBy({ id: activityId });
-    if (!activity || activity.targetType !== ActivityTargetType.ConnectedSystem || activity.targetOperationType !== ActivityOperationType.Delete || activity.connectedSystemId === null) {
+    if (
+      !activity ||
+      activity.targetType !== ActivityTargetType.ConnectedSystem ||
+      activity.targetOperationType !== ActivityOperationType.Delete ||
+      activity.connectedSystemId === null
+    ) {
       return { state: 'not-found', deleted: 0, reason: `Activity ${activityId} is not a connected system deletion.` };
     }
-    if (activity.status !== ActivityStatus.InProgress) return { state: 'finished', deleted: 0, reason: `Activity ${activityId} is ${activity.status}.` };
+    if (activity.status !== ActivityStatus.InProgress)
+      return { state: 'finished', deleted: 0, reason: `Activity ${activityId} is ${activity.status}.` };
     const systemId = activity.connectedSystemId;
 
     const runs = await activeRunActivityIds(this.ds.manager, systemId, staleMs);
     if (runs.length) {
       const reason = `Waiting for run profile activity ${runs.join(', ')} of "${activity.targetName}" to finish.`;
-      await this.ds.query(`UPDATE activity SET message = $2 WHERE id = $1 AND status = $3`, [activityId, reason, ActivityStatus.InProgress]);
+      await this.ds.query(`UPDATE activity SET message = $2 WHERE id = $1 AND status = $3`, [
+        activityId,
+        reason,
+        ActivityStatus.InProgress,
+      ]);
       return { state: 'waiting', deleted: 0, reason };
     }
 
@@ -162,11 +228,15 @@ export class ConnectedSystemDeletionService {
         WHERE id = $1 AND status = $3
           AND (claimed_at IS NULL OR claimed_by = $2 OR heartbeat_at IS NULL OR heartbeat_at < now() - ($5::bigint * interval '1 millisecond'))
         RETURNING objects_processed`,
-      [activityId, worker, ActivityStatus.InProgress, `Deleting the connector space of "${activity.targetName}".`, staleMs]);
+      [activityId, worker, ActivityStatus.InProgress, `Deleting the connector space of "${activity.targetName}".`, staleMs],
+    );
     if (!claimed.length) return { state: 'busy', deleted: 0, reason: `Activity ${activityId} is being processed by another worker.` };
 
     let processed = claimed[0].objects_processed;
-    const [{ remaining }] = await this.ds.query(`SELECT count(*)::int AS remaining FROM connected_system_object WHERE connected_system_id = $1`, [systemId]);
+    const [{ remaining }] = await this.ds.query(
+      `SELECT count(*)::int AS remaining FROM connected_system_object WHERE connected_system_id = $1`,
+      [systemId],
+    );
     await this.ds.query(`UPDATE activity SET objects_to_process = $2 WHERE id = $1`, [activityId, processed + remaining]);
 
     let last = '00000000-0000-0000-0000-000000000000';
@@ -179,7 +249,9 @@ export class ConnectedSystemDeletionService {
          ), gone AS (
            DELETE FROM connected_system_object c USING batch WHERE c.id = batch.id RETURNING c.id
          )
-         SELECT count(*)::int AS n, max(id::text) AS last FROM gone`, [systemId, last, batchSize]);
+         SELECT count(*)::int AS n, max(id::text) AS last FROM gone`,
+        [systemId, last, batchSize],
+      );
       if (!batch.n) break;
       deleted += batch.n;
       processed += batch.n;
@@ -187,28 +259,48 @@ export class ConnectedSystemDeletionService {
       if (Date.now() - lastProgress >= PROGRESS_INTERVAL_MS) {
         lastProgress = Date.now();
         const state = await this.progress(activityId, processed);
-        if (state !== ActivityStatus.InProgress) return { state: 'cancelled', deleted, reason: `Activity ${activityId} was ${state ?? 'cancelled'} while deleting.` };
+        if (state !== ActivityStatus.InProgress)
+          return { state: 'cancelled', deleted, reason: `Activity ${activityId} was ${state ?? 'cancelled'} while deleting.` };
       }
     }
 
     const completed = await this.ds.transaction(async (m) => {
-      const [row]: Array<{ status: string; cancel_requested: boolean }> = await m.query(`SELECT status, cancel_requested FROM activity WHERE id = $1 FOR UPDATE`, [activityId]);
+      const [row]: Array<{ status: string; cancel_requested: boolean }> = await m.query(
+        `SELECT status, cancel_requested FROM activity WHERE id = $1 FOR UPDATE`,
+        [activityId],
+      );
       if (!row || row.status !== ActivityStatus.InProgress || row.cancel_requested) return false;
-      const [{ rest }] = await m.query(`SELECT count(*)::int AS rest FROM connected_system_object WHERE connected_system_id = $1`, [systemId]);
+      const [{ rest }] = await m.query(`SELECT count(*)::int AS rest FROM connected_system_object WHERE connected_system_id = $1`, [
+        systemId,
+      ]);
       await this.deleteSystemRows(m, systemId);
       processed += rest;
       await m.query(
         `UPDATE activity SET status = $2, completed = now(), heartbeat_at = now(), objects_processed = $3, objects_to_process = greatest(objects_to_process, $3),
                 execution_time_ms = (extract(epoch FROM (now() - coalesce(executed, created))) * 1000)::bigint, message = $4
           WHERE id = $1`,
-        [activityId, ActivityStatus.Complete, processed, `Connected system "${activity.targetName}" deleted with ${processed} connector space object(s).`]);
+        [
+          activityId,
+          ActivityStatus.Complete,
+          processed,
+          `Connected system "${activity.targetName}" deleted with ${processed} connector space object(s).`,
+        ],
+      );
       return true;
     });
     if (!completed) {
-      await this.ds.query(`UPDATE activity SET status = $2, completed = coalesce(completed, now()) WHERE id = $1 AND status = $3`, [activityId, ActivityStatus.Cancelled, ActivityStatus.InProgress]);
+      await this.ds.query(`UPDATE activity SET status = $2, completed = coalesce(completed, now()) WHERE id = $1 AND status = $3`, [
+        activityId,
+        ActivityStatus.Cancelled,
+        ActivityStatus.InProgress,
+      ]);
       return { state: 'cancelled', deleted, reason: `Activity ${activityId} was cancelled.` };
     }
-    this.logger.log({ level: 'information', message: `Connected system ${systemId} deleted (${processed} connector space objects).`, activityId });
+    this.logger.log({
+      level: 'information',
+      message: `Connected system ${systemId} deleted (${processed} connector space objects).`,
+      activityId,
+    });
     return { state: 'completed', deleted };
   }
 
@@ -218,14 +310,17 @@ export class ConnectedSystemDeletionService {
       `UPDATE activity SET status = $2, completed = now(), error_message = $3,
               execution_time_ms = CASE WHEN executed IS NULL THEN NULL ELSE (extract(epoch FROM (now() - executed)) * 1000)::bigint END
         WHERE id = $1 AND status = $4`,
-      [activityId, ActivityStatus.FailedWithError, reason, ActivityStatus.InProgress]);
+      [activityId, ActivityStatus.FailedWithError, reason, ActivityStatus.InProgress],
+    );
   }
 
   /** Writes progress and the heartbeat; returns the activity status (a cancel request reads as Cancelled). */
   private async progress(activityId: string, processed: number): Promise<string | undefined> {
     // An UPDATE through TypeORM answers [rows, affected].
     const [rows]: [Array<{ status: string; cancel_requested: boolean }>, number] = await this.ds.query(
-      `UPDATE activity SET objects_processed = $2, heartbeat_at = now() WHERE id = $1 RETURNING status, cancel_requested`, [activityId, processed]);
+      `UPDATE activity SET objects_processed = $2, heartbeat_at = now() WHERE id = $1 RETURNING status, cancel_requested`,
+      [activityId, processed],
+    );
     if (!rows[0]) return undefined;
     return rows[0].cancel_requested ? ActivityStatus.Cancelled : rows[0].status;
   }
@@ -238,7 +333,9 @@ export class ConnectedSystemDeletionService {
   private async deleteSystemRows(m: EntityManager, systemId: number): Promise<void> {
     await m.query(
       `UPDATE metaverse_object_type SET deletion_trigger_connected_system_ids = array_remove(deletion_trigger_connected_system_ids, $1), last_updated = now()
-        WHERE $1 = ANY(deletion_trigger_connected_system_ids)`, [systemId]);
+        WHERE $1 = ANY(deletion_trigger_connected_system_ids)`,
+      [systemId],
+    );
     await m.getRepository(ConnectedSystemEntity).delete({ id: systemId });
   }
 
@@ -249,16 +346,25 @@ export class ConnectedSystemDeletionService {
               (SELECT count(*)::int FROM connected_system_object_type WHERE connected_system_id = $1) AS types,
               (SELECT count(*)::int FROM connected_system_attribute a JOIN connected_system_object_type t ON t.id = a.object_type_id WHERE t.connected_system_id = $1) AS attributes,
               (SELECT count(*)::int FROM connected_system_run_profile WHERE connected_system_id = $1) AS profiles,
-              (SELECT count(*)::int FROM sync_rule WHERE connected_system_id = $1) AS rules`, [id]);
+              (SELECT count(*)::int FROM sync_rule WHERE connected_system_id = $1) AS rules`,
+      [id],
+    );
     const [joins] = await m.query(
       `WITH joined AS (SELECT DISTINCT metaverse_object_id AS mvo FROM connected_system_object WHERE connected_system_id = $1 AND metaverse_object_id IS NOT NULL)
        SELECT count(*)::int AS joined,
               count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM connected_system_object o WHERE o.metaverse_object_id = joined.mvo AND o.connected_system_id <> $1))::int AS orphaned
-         FROM joined`, [id]);
-    const triggers: Array<{ name: string }> = await m.query(`SELECT name FROM metaverse_object_type WHERE $1 = ANY(deletion_trigger_connected_system_ids) ORDER BY name`, [id]);
+         FROM joined`,
+      [id],
+    );
+    const triggers: Array<{ name: string }> = await m.query(
+      `SELECT name FROM metaverse_object_type WHERE $1 = ANY(deletion_trigger_connected_system_ids) ORDER BY name`,
+      [id],
+    );
     const runs = await activeRunActivityIds(m, id, staleMs);
-    const expectedOutcome = runs.length ? ConnectedSystemDeletionOutcome.QueuedAfterSync
-      : counts.objects > IMMEDIATE_DELETION_MAX_OBJECTS ? ConnectedSystemDeletionOutcome.QueuedAsBackgroundJob
+    const expectedOutcome = runs.length
+      ? ConnectedSystemDeletionOutcome.QueuedAfterSync
+      : counts.objects > IMMEDIATE_DELETION_MAX_OBJECTS
+        ? ConnectedSystemDeletionOutcome.QueuedAsBackgroundJob
         : ConnectedSystemDeletionOutcome.CompletedImmediately;
     return {
       connectedSystemId: id,

@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ActivityOperationType, ActivityTargetType, AttributeSelectionUpdate, DomainError, planAttributeSelection, ValidationErrorCollector } from '@meridian/domain';
+import {
+  ActivityOperationType,
+  ActivityTargetType,
+  AttributeSelectionUpdate,
+  DomainError,
+  planAttributeSelection,
+  ValidationErrorCollector,
+} from '@meridian/domain';
 import { ConnectedSystemAttributeEntity, ConnectedSystemEntity, ConnectedSystemObjectTypeEntity } from '@meridian/persistence';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
@@ -22,7 +29,9 @@ export interface CsAttributeInput {
 export interface BulkAttributeUpdateResult {
   activityId: string;
   updatedCount: number;
-  updatedAttributes: Array<Pick<CsAttributeView, 'id' | 'name' | 'selected' | 'isExternalId' | 'isSecondaryExternalId' | 'selectionLocked'>>;
+  updatedAttributes: Array<
+    Pick<CsAttributeView, 'id' | 'name' | 'selected' | 'isExternalId' | 'isSecondaryExternalId' | 'selectionLocked'>
+  >;
   errors: Array<{ attributeId: number; errorMessage: string }> | null;
 }
 
@@ -38,11 +47,20 @@ export class ConnectedSystemObjectTypesService {
 
   async list(systemId: number): Promise<CsObjectTypeView[]> {
     await findSystem(this.ds.manager, systemId);
-    const types = await this.ds.getRepository(ConnectedSystemObjectTypeEntity).find({ where: { connectedSystemId: systemId }, order: { name: 'ASC', id: 'ASC' } });
+    const types = await this.ds
+      .getRepository(ConnectedSystemObjectTypeEntity)
+      .find({ where: { connectedSystemId: systemId }, order: { name: 'ASC', id: 'ASC' } });
     const attributes = types.length
-      ? await this.ds.getRepository(ConnectedSystemAttributeEntity).find({ where: { objectTypeId: In(types.map((t) => t.id)) }, order: { name: 'ASC', id: 'ASC' } })
+      ? await this.ds
+          .getRepository(ConnectedSystemAttributeEntity)
+          .find({ where: { objectTypeId: In(types.map((t) => t.id)) }, order: { name: 'ASC', id: 'ASC' } })
       : [];
-    return types.map((t) => csObjectTypeView(t, attributes.filter((a) => a.objectTypeId === t.id)));
+    return types.map((t) =>
+      csObjectTypeView(
+        t,
+        attributes.filter((a) => a.objectTypeId === t.id),
+      ),
+    );
   }
 
   async updateObjectType(systemId: number, typeId: number, input: CsObjectTypeInput, initiator: Initiator): Promise<CsObjectTypeView> {
@@ -57,24 +75,49 @@ export class ConnectedSystemObjectTypesService {
       const changes: Record<string, { from: boolean; to: boolean }> = {};
       for (const field of ['selected', 'removeContributedAttributesOnObsoletion'] as const) {
         const value = input[field] as boolean | undefined;
-        if (value !== undefined && value !== type[field]) { changes[field] = { from: type[field], to: value }; type[field] = value; }
+        if (value !== undefined && value !== type[field]) {
+          changes[field] = { from: type[field], to: value };
+          type[field] = value;
+        }
       }
       if (Object.keys(changes).length) {
-        await m.getRepository(ConnectedSystemObjectTypeEntity).update({ id: typeId }, { selected: type.selected, removeContributedAttributesOnObsoletion: type.removeContributedAttributesOnObsoletion });
+        await m
+          .getRepository(ConnectedSystemObjectTypeEntity)
+          .update(
+            { id: typeId },
+            { selected: type.selected, removeContributedAttributesOnObsoletion: type.removeContributedAttributesOnObsoletion },
+          );
         await this.markChanged(m, system);
-        await recordSystemChange(this.activities, m, {
-          initiator, targetType: ActivityTargetType.ConnectedSystem, operation: ActivityOperationType.Update, targetId: systemId, targetName: system.name,
-          message: `Object type "${type.name}" of "${system.name}" updated (${Object.keys(changes).join(', ')}).`,
-          details: { objectTypeId: typeId, objectType: type.name, changes },
-        }, { connectedSystemId: systemId });
+        await recordSystemChange(
+          this.activities,
+          m,
+          {
+            initiator,
+            targetType: ActivityTargetType.ConnectedSystem,
+            operation: ActivityOperationType.Update,
+            targetId: systemId,
+            targetName: system.name,
+            message: `Object type "${type.name}" of "${system.name}" updated (${Object.keys(changes).join(', ')}).`,
+            details: { objectTypeId: typeId, objectType: type.name, changes },
+          },
+          { connectedSystemId: systemId },
+        );
       }
-      const attributes = await m.getRepository(ConnectedSystemAttributeEntity).find({ where: { objectTypeId: typeId }, order: { name: 'ASC', id: 'ASC' } });
+      const attributes = await m
+        .getRepository(ConnectedSystemAttributeEntity)
+        .find({ where: { objectTypeId: typeId }, order: { name: 'ASC', id: 'ASC' } });
       return csObjectTypeView(type, attributes);
     });
   }
 
   /** Single attribute update: a rule violation is a 400 VALIDATION_ERROR naming the field. */
-  async updateAttribute(systemId: number, typeId: number, attributeId: number, input: CsAttributeInput, initiator: Initiator): Promise<CsAttributeView> {
+  async updateAttribute(
+    systemId: number,
+    typeId: number,
+    attributeId: number,
+    input: CsAttributeInput,
+    initiator: Initiator,
+  ): Promise<CsAttributeView> {
     const update = this.parseUpdate(input, '', new ValidationErrorCollector(), true);
     return this.ds.transaction(async (m) => {
       const { system, type, attributes } = await this.loadForAttributeChange(m, systemId, typeId);
@@ -83,7 +126,15 @@ export class ConnectedSystemObjectTypesService {
       if (plan.errors.length) {
         throw DomainError.validationMany(Object.fromEntries(plan.errors.map((e) => [e.field, [e.message]])), plan.errors[0].message);
       }
-      await this.apply(m, system, type, attributes, plan.changed, initiator, `Attribute "${attributes.find((a) => a.id === attributeId)!.name}" of "${type.name}" updated.`);
+      await this.apply(
+        m,
+        system,
+        type,
+        attributes,
+        plan.changed,
+        initiator,
+        `Attribute "${attributes.find((a) => a.id === attributeId)!.name}" of "${type.name}" updated.`,
+      );
       const saved = await m.getRepository(ConnectedSystemAttributeEntity).findOneByOrFail({ id: attributeId });
       return csAttributeView(saved);
     });
@@ -94,14 +145,23 @@ export class ConnectedSystemObjectTypesService {
    * boolean fields) or it is a 400; rule violations of single attributes become `errors` entries
    * while the other attributes are updated.
    */
-  async bulkUpdateAttributes(systemId: number, typeId: number, dictionary: unknown, initiator: Initiator): Promise<BulkAttributeUpdateResult> {
+  async bulkUpdateAttributes(
+    systemId: number,
+    typeId: number,
+    dictionary: unknown,
+    initiator: Initiator,
+  ): Promise<BulkAttributeUpdateResult> {
     const errors = new ValidationErrorCollector();
     const entries: Array<[number, AttributeSelectionUpdate]> = [];
-    if (dictionary === null || typeof dictionary !== 'object' || Array.isArray(dictionary)) errors.add('attributes', 'attributes must be an object whose keys are attribute ids.');
+    if (dictionary === null || typeof dictionary !== 'object' || Array.isArray(dictionary))
+      errors.add('attributes', 'attributes must be an object whose keys are attribute ids.');
     else if (!Object.keys(dictionary).length) errors.add('attributes', 'attributes must contain at least one attribute id.');
     else {
       for (const [key, value] of Object.entries(dictionary as Record<string, unknown>)) {
-        if (!/^\d{1,10}$/.test(key) || Number(key) < 1 || Number(key) > 2_147_483_647) { errors.add(`attributes.${key}`, `"${key}" is not an attribute id.`); continue; }
+        if (!/^\d{1,10}$/.test(key) || Number(key) < 1 || Number(key) > 2_147_483_647) {
+          errors.add(`attributes.${key}`, `"${key}" is not an attribute id.`);
+          continue;
+        }
         const update = this.parseUpdate(value, `attributes.${key}.`, errors, false);
         if (update) entries.push([Number(key), update]);
       }
@@ -112,14 +172,33 @@ export class ConnectedSystemObjectTypesService {
       const known = new Set(attributes.map((a) => a.id));
       const unknown = entries.filter(([id]) => !known.has(id)).map(([id]) => id);
       if (unknown.length) {
-        throw DomainError.validationMany(Object.fromEntries(unknown.map((id) => [`attributes.${id}`, [`Attribute ${id} is not an attribute of object type "${type.name}" (${typeId}).`]])),
-          `Unknown attribute id(s) for object type "${type.name}": ${unknown.join(', ')}.`);
+        throw DomainError.validationMany(
+          Object.fromEntries(
+            unknown.map((id) => [`attributes.${id}`, [`Attribute ${id} is not an attribute of object type "${type.name}" (${typeId}).`]]),
+          ),
+          `Unknown attribute id(s) for object type "${type.name}": ${unknown.join(', ')}.`,
+        );
       }
       const plan = planAttributeSelection(attributes, entries);
-      const activity = await this.apply(m, system, type, attributes, plan.changed, initiator,
+      const activity = await this.apply(
+        m,
+        system,
+        type,
+        attributes,
+        plan.changed,
+        initiator,
         `Bulk update of ${entries.length} attribute(s) of "${type.name}": ${plan.applied.length} applied, ${plan.errors.length} refused.`,
-        plan.errors.length ? { errors: plan.errors.map((e) => ({ attributeId: e.attributeId, errorMessage: e.message })) } : {}, true);
-      const updatedAttributes = plan.affected.map((a) => ({ id: a.id, name: a.name, selected: a.selected, isExternalId: a.isExternalId, isSecondaryExternalId: a.isSecondaryExternalId, selectionLocked: a.isExternalId || a.isSecondaryExternalId }));
+        plan.errors.length ? { errors: plan.errors.map((e) => ({ attributeId: e.attributeId, errorMessage: e.message })) } : {},
+        true,
+      );
+      const updatedAttributes = plan.affected.map((a) => ({
+        id: a.id,
+        name: a.name,
+        selected: a.selected,
+        isExternalId: a.isExternalId,
+        isSecondaryExternalId: a.isSecondaryExternalId,
+        selectionLocked: a.isExternalId || a.isSecondaryExternalId,
+      }));
       return {
         activityId: activity!.id,
         updatedCount: updatedAttributes.length,
@@ -129,16 +208,30 @@ export class ConnectedSystemObjectTypesService {
     });
   }
 
-  private parseUpdate(value: unknown, prefix: string, errors: ValidationErrorCollector, single: boolean): AttributeSelectionUpdate | undefined {
+  private parseUpdate(
+    value: unknown,
+    prefix: string,
+    errors: ValidationErrorCollector,
+    single: boolean,
+  ): AttributeSelectionUpdate | undefined {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      errors.add(prefix.replace(/\.$/, '') || 'body', 'each value must be an object with selected, isExternalId and/or isSecondaryExternalId.');
+      errors.add(
+        prefix.replace(/\.$/, '') || 'body',
+        'each value must be an object with selected, isExternalId and/or isSecondaryExternalId.',
+      );
       return undefined;
     }
     const update: AttributeSelectionUpdate = {};
     for (const [field, v] of Object.entries(value as Record<string, unknown>)) {
-      if (!(ATTRIBUTE_FIELDS as readonly string[]).includes(field)) { errors.add(`${prefix}${field}`, `${prefix}${field} is not a known field`); continue; }
+      if (!(ATTRIBUTE_FIELDS as readonly string[]).includes(field)) {
+        errors.add(`${prefix}${field}`, `${prefix}${field} is not a known field`);
+        continue;
+      }
       if (v === undefined) continue;
-      if (typeof v !== 'boolean') { errors.add(`${prefix}${field}`, `${field} must be true or false.`); continue; }
+      if (typeof v !== 'boolean') {
+        errors.add(`${prefix}${field}`, `${field} must be true or false.`);
+        continue;
+      }
       update[field as keyof AttributeSelectionUpdate] = v;
     }
     if (!single && !Object.keys(update).length && !errors.hasErrors) {
@@ -151,8 +244,12 @@ export class ConnectedSystemObjectTypesService {
   private async lockType(m: EntityManager, systemId: number, typeId: number): Promise<ConnectedSystemObjectTypeEntity> {
     // Locking the type serialises attribute updates of one type, so two requests cannot each set a
     // different external ID.
-    const type = await m.getRepository(ConnectedSystemObjectTypeEntity).createQueryBuilder('t')
-      .where('t.id = :typeId AND t.connected_system_id = :systemId', { typeId, systemId }).setLock('pessimistic_write').getOne();
+    const type = await m
+      .getRepository(ConnectedSystemObjectTypeEntity)
+      .createQueryBuilder('t')
+      .where('t.id = :typeId AND t.connected_system_id = :systemId', { typeId, systemId })
+      .setLock('pessimistic_write')
+      .getOne();
     if (!type) throw DomainError.notFound('Object type', typeId);
     return type;
   }
@@ -160,38 +257,68 @@ export class ConnectedSystemObjectTypesService {
   private async loadForAttributeChange(m: EntityManager, systemId: number, typeId: number) {
     const system = await findSystemForChange(m, systemId);
     const type = await this.lockType(m, systemId, typeId);
-    const attributes = await m.getRepository(ConnectedSystemAttributeEntity).find({ where: { objectTypeId: typeId }, order: { id: 'ASC' } });
+    const attributes = await m
+      .getRepository(ConnectedSystemAttributeEntity)
+      .find({ where: { objectTypeId: typeId }, order: { id: 'ASC' } });
     return { system, type, attributes };
   }
 
   /** Writes the changed attributes in one statement, marks the system for a full sync, records the activity. */
   private async apply(
-    m: EntityManager, system: ConnectedSystemEntity, type: ConnectedSystemObjectTypeEntity, before: ConnectedSystemAttributeEntity[],
+    m: EntityManager,
+    system: ConnectedSystemEntity,
+    type: ConnectedSystemObjectTypeEntity,
+    before: ConnectedSystemAttributeEntity[],
     changed: Array<{ id: number; name: string; selected: boolean; isExternalId: boolean; isSecondaryExternalId: boolean }>,
-    initiator: Initiator, message: string, extra: Record<string, unknown> = {}, always = false,
+    initiator: Initiator,
+    message: string,
+    extra: Record<string, unknown> = {},
+    always = false,
   ) {
     if (changed.length) {
       await m.query(
         `UPDATE connected_system_attribute a SET selected = v.selected, is_external_id = v.is_external_id, is_secondary_external_id = v.is_secondary_external_id
            FROM unnest($1::int[], $2::boolean[], $3::boolean[], $4::boolean[]) AS v(id, selected, is_external_id, is_secondary_external_id)
           WHERE a.id = v.id AND a.object_type_id = $5`,
-        [changed.map((c) => c.id), changed.map((c) => c.selected), changed.map((c) => c.isExternalId), changed.map((c) => c.isSecondaryExternalId), type.id]);
+        [
+          changed.map((c) => c.id),
+          changed.map((c) => c.selected),
+          changed.map((c) => c.isExternalId),
+          changed.map((c) => c.isSecondaryExternalId),
+          type.id,
+        ],
+      );
       await this.markChanged(m, system);
     }
     if (!changed.length && !always) return null;
     const was = new Map(before.map((a) => [a.id, a]));
-    return recordSystemChange(this.activities, m, {
-      initiator, targetType: ActivityTargetType.ConnectedSystem, operation: ActivityOperationType.Update, targetId: system.id, targetName: system.name, message,
-      details: {
-        objectTypeId: type.id, objectType: type.name,
-        attributes: changed.map((c) => {
-          const b = was.get(c.id)!;
-          return { id: c.id, name: c.name, from: { selected: b.selected, isExternalId: b.isExternalId, isSecondaryExternalId: b.isSecondaryExternalId },
-            to: { selected: c.selected, isExternalId: c.isExternalId, isSecondaryExternalId: c.isSecondaryExternalId } };
-        }),
-        ...extra,
+    return recordSystemChange(
+      this.activities,
+      m,
+      {
+        initiator,
+        targetType: ActivityTargetType.ConnectedSystem,
+        operation: ActivityOperationType.Update,
+        targetId: system.id,
+        targetName: system.name,
+        message,
+        details: {
+          objectTypeId: type.id,
+          objectType: type.name,
+          attributes: changed.map((c) => {
+            const b = was.get(c.id)!;
+            return {
+              id: c.id,
+              name: c.name,
+              from: { selected: b.selected, isExternalId: b.isExternalId, isSecondaryExternalId: b.isSecondaryExternalId },
+              to: { selected: c.selected, isExternalId: c.isExternalId, isSecondaryExternalId: c.isSecondaryExternalId },
+            };
+          }),
+          ...extra,
+        },
       },
-    }, { connectedSystemId: system.id });
+      { connectedSystemId: system.id },
+    );
   }
 
   private async markChanged(m: EntityManager, system: ConnectedSystemEntity): Promise<void> {

@@ -1,8 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ActivityOperationType, ActivityStatus, ActivityTargetType, diffSchema, DomainError, SchemaDiff, StoredSchemaObjectType } from '@meridian/domain';
+import {
+  ActivityOperationType,
+  ActivityStatus,
+  ActivityTargetType,
+  diffSchema,
+  DomainError,
+  SchemaDiff,
+  StoredSchemaObjectType,
+} from '@meridian/domain';
 import { ConnectorContext, ConnectorRegistry, DiscoveredSchema } from '@meridian/connectors';
-import { ActivityEntity, ConnectedSystemAttributeEntity, ConnectedSystemEntity, ConnectedSystemObjectTypeEntity } from '@meridian/persistence';
+import {
+  ActivityEntity,
+  ConnectedSystemAttributeEntity,
+  ConnectedSystemEntity,
+  ConnectedSystemObjectTypeEntity,
+} from '@meridian/persistence';
 import { Logger, LOGGER } from '@meridian/platform';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
@@ -59,7 +72,12 @@ export class ConnectedSystemSchemaService {
   async testConnection(systemId: number): Promise<TestConnectionView> {
     const system = await findSystem(this.ds.manager, systemId);
     const connector = this.registry.find(system.connectorType);
-    if (!connector) return { success: false, message: `The ${system.connectorType} connector is not available in this version of Meridian.`, details: null };
+    if (!connector)
+      return {
+        success: false,
+        message: `The ${system.connectorType} connector is not available in this version of Meridian.`,
+        details: null,
+      };
     let ctx: ConnectorContext | null = null;
     try {
       const result = await withDeadline(TEST_CONNECTION_TIMEOUT_MS, 'The connection test', async (signal) => {
@@ -106,7 +124,9 @@ export class ConnectedSystemSchemaService {
       const diff = diffSchema(stored, discovered.objectTypes);
       await this.persist(m, systemId, diff);
       const fullSyncRequired = locked.fullSyncRequired || diff.affectsSelection;
-      await m.getRepository(ConnectedSystemEntity).update({ id: systemId }, { lastSchemaImport: new Date(), fullSyncRequired, lastUpdated: new Date() });
+      await m
+        .getRepository(ConnectedSystemEntity)
+        .update({ id: systemId }, { lastSchemaImport: new Date(), fullSyncRequired, lastUpdated: new Date() });
       const objectTypeCount = await m.getRepository(ConnectedSystemObjectTypeEntity).countBy({ connectedSystemId: systemId });
       const summary = {
         objectTypesAdded: diff.objectTypesToAdd.length,
@@ -121,30 +141,59 @@ export class ConnectedSystemSchemaService {
         fullSyncRequired,
         warnings: diff.warnings,
       };
-      const activity = await recordSystemChange(this.activities, m, {
-        initiator, targetType: ActivityTargetType.ConnectedSystem, operation: ActivityOperationType.ImportSchema, targetId: systemId, targetName: locked.name,
-        message: `Schema imported: ${summary.objectTypesAdded} object type(s) and ${summary.attributesAdded} attribute(s) added, `
-          + `${summary.objectTypesRemoved.length} object type(s) and ${summary.attributesRemoved.length} attribute(s) no longer in the schema.`,
-        details: summary,
-      }, { connectedSystemId: systemId });
-      if (diff.warnings.length) await m.getRepository(ActivityEntity).update({ id: activity.id }, { warningMessage: diff.warnings.join('\n'), status: ActivityStatus.CompleteWithWarning });
+      const activity = await recordSystemChange(
+        this.activities,
+        m,
+        {
+          initiator,
+          targetType: ActivityTargetType.ConnectedSystem,
+          operation: ActivityOperationType.ImportSchema,
+          targetId: systemId,
+          targetName: locked.name,
+          message:
+            `Schema imported: ${summary.objectTypesAdded} object type(s) and ${summary.attributesAdded} attribute(s) added, ` +
+            `${summary.objectTypesRemoved.length} object type(s) and ${summary.attributesRemoved.length} attribute(s) no longer in the schema.`,
+          details: summary,
+        },
+        { connectedSystemId: systemId },
+      );
+      if (diff.warnings.length)
+        await m
+          .getRepository(ActivityEntity)
+          .update({ id: activity.id }, { warningMessage: diff.warnings.join('\n'), status: ActivityStatus.CompleteWithWarning });
       return { activityId: activity.id, ...summary };
     });
   }
 
   private async loadStored(m: EntityManager, systemId: number): Promise<StoredSchemaObjectType[]> {
-    const types = await m.getRepository(ConnectedSystemObjectTypeEntity).find({ where: { connectedSystemId: systemId }, order: { id: 'ASC' } });
-    const attributes = types.length ? await m.getRepository(ConnectedSystemAttributeEntity).find({ where: { objectTypeId: In(types.map((t) => t.id)) }, order: { id: 'ASC' } }) : [];
-    return types.map((t) => ({ id: t.id, name: t.name, selected: t.selected, presentInSchema: t.presentInSchema, attributes: attributes.filter((a) => a.objectTypeId === t.id) }));
+    const types = await m
+      .getRepository(ConnectedSystemObjectTypeEntity)
+      .find({ where: { connectedSystemId: systemId }, order: { id: 'ASC' } });
+    const attributes = types.length
+      ? await m
+          .getRepository(ConnectedSystemAttributeEntity)
+          .find({ where: { objectTypeId: In(types.map((t) => t.id)) }, order: { id: 'ASC' } })
+      : [];
+    return types.map((t) => ({
+      id: t.id,
+      name: t.name,
+      selected: t.selected,
+      presentInSchema: t.presentInSchema,
+      attributes: attributes.filter((a) => a.objectTypeId === t.id),
+    }));
   }
 
   /** New rows in one multi-row insert per table; changed rows one statement each (few, by nature). */
   private async persist(m: EntityManager, systemId: number, diff: SchemaDiff): Promise<void> {
     const newTypeIds = new Map<string, number>();
     if (diff.objectTypesToAdd.length) {
-      const inserted = await m.createQueryBuilder().insert().into(ConnectedSystemObjectTypeEntity)
+      const inserted = await m
+        .createQueryBuilder()
+        .insert()
+        .into(ConnectedSystemObjectTypeEntity)
         .values(diff.objectTypesToAdd.map((t) => ({ connectedSystemId: systemId, name: t.name, selected: false, presentInSchema: true })))
-        .returning(['id', 'name']).execute();
+        .returning(['id', 'name'])
+        .execute();
       for (const row of inserted.raw as Array<{ id: number; name: string }>) newTypeIds.set(row.name, row.id);
     }
     const attributeRows = [
@@ -152,11 +201,26 @@ export class ConnectedSystemSchemaService {
       ...diff.attributesToAdd.map((a) => ({ objectTypeId: a.objectTypeId, ...a.attribute })),
     ];
     for (let i = 0; i < attributeRows.length; i += 1000) {
-      await m.createQueryBuilder().insert().into(ConnectedSystemAttributeEntity)
-        .values(attributeRows.slice(i, i + 1000).map((a) => ({
-          objectTypeId: a.objectTypeId, name: a.name, type: a.type, plurality: a.plurality, writability: a.writability, description: a.description,
-          className: a.className, selected: a.selected, isExternalId: a.isExternalId, isSecondaryExternalId: a.isSecondaryExternalId, presentInSchema: true,
-        }))).execute();
+      await m
+        .createQueryBuilder()
+        .insert()
+        .into(ConnectedSystemAttributeEntity)
+        .values(
+          attributeRows.slice(i, i + 1000).map((a) => ({
+            objectTypeId: a.objectTypeId,
+            name: a.name,
+            type: a.type,
+            plurality: a.plurality,
+            writability: a.writability,
+            description: a.description,
+            className: a.className,
+            selected: a.selected,
+            isExternalId: a.isExternalId,
+            isSecondaryExternalId: a.isSecondaryExternalId,
+            presentInSchema: true,
+          })),
+        )
+        .execute();
     }
     for (const u of diff.objectTypeUpdates) await m.getRepository(ConnectedSystemObjectTypeEntity).update({ id: u.id }, u.changes);
     for (const u of diff.attributeUpdates) await m.getRepository(ConnectedSystemAttributeEntity).update({ id: u.id }, u.changes);
@@ -164,10 +228,19 @@ export class ConnectedSystemSchemaService {
 
   private async recordFailure(system: ConnectedSystemEntity, initiator: Initiator, message: string): Promise<string> {
     return this.ds.transaction(async (m) => {
-      const activity = await recordSystemChange(this.activities, m, {
-        initiator, targetType: ActivityTargetType.ConnectedSystem, operation: ActivityOperationType.ImportSchema, targetId: system.id, targetName: system.name,
-        message: 'Schema import failed.',
-      }, { connectedSystemId: system.id });
+      const activity = await recordSystemChange(
+        this.activities,
+        m,
+        {
+          initiator,
+          targetType: ActivityTargetType.ConnectedSystem,
+          operation: ActivityOperationType.ImportSchema,
+          targetId: system.id,
+          targetName: system.name,
+          message: 'Schema import failed.',
+        },
+        { connectedSystemId: system.id },
+      );
       await m.getRepository(ActivityEntity).update({ id: activity.id }, { status: ActivityStatus.FailedWithError, errorMessage: message });
       return activity.id;
     });

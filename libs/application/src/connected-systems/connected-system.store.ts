@@ -22,7 +22,8 @@ export async function findSystem(m: EntityManager, id: number, lock?: 'share' | 
 export async function deletionActivityId(m: EntityManager, systemId: number): Promise<string | null> {
   const rows: Array<{ id: string }> = await m.query(
     `SELECT id FROM activity WHERE connected_system_id = $1 AND target_type = $2 AND target_operation_type = $3 AND status = $4 ORDER BY created LIMIT 1`,
-    [systemId, ActivityTargetType.ConnectedSystem, ActivityOperationType.Delete, ActivityStatus.InProgress]);
+    [systemId, ActivityTargetType.ConnectedSystem, ActivityOperationType.Delete, ActivityStatus.InProgress],
+  );
   return rows[0]?.id ?? null;
 }
 
@@ -30,7 +31,10 @@ export async function deletionActivityId(m: EntityManager, systemId: number): Pr
 export async function assertNotBeingDeleted(m: EntityManager, system: ConnectedSystemEntity): Promise<void> {
   const activityId = await deletionActivityId(m, system.id);
   if (activityId) {
-    throw DomainError.conflict(`Connected system "${system.name}" is being deleted (activity ${activityId}); it can no longer be changed or run.`, { activityId });
+    throw DomainError.conflict(
+      `Connected system "${system.name}" is being deleted (activity ${activityId}); it can no longer be changed or run.`,
+      { activityId },
+    );
   }
 }
 
@@ -39,7 +43,11 @@ export async function assertNotBeingDeleted(m: EntityManager, system: ConnectedS
  * Changes that write the system row take `update` (taking `share` and then writing could deadlock
  * two concurrent changes); ones that only read it, such as starting a run, take `share`.
  */
-export async function findSystemForChange(m: EntityManager, id: number, lock: 'share' | 'update' = 'update'): Promise<ConnectedSystemEntity> {
+export async function findSystemForChange(
+  m: EntityManager,
+  id: number,
+  lock: 'share' | 'update' = 'update',
+): Promise<ConnectedSystemEntity> {
   const system = await findSystem(m, id, lock);
   await assertNotBeingDeleted(m, system);
   return system;
@@ -55,7 +63,8 @@ export async function activeRunActivityIds(m: EntityManager, systemId: number, s
       WHERE connected_system_id = $1 AND target_type = $2 AND status = $3
         AND coalesce(heartbeat_at, created) > now() - ($4::bigint * interval '1 millisecond')
       ORDER BY created`,
-    [systemId, ActivityTargetType.ConnectedSystemRunProfile, ActivityStatus.InProgress, staleMs]);
+    [systemId, ActivityTargetType.ConnectedSystemRunProfile, ActivityStatus.InProgress, staleMs],
+  );
   return rows.map((r) => r.id);
 }
 
@@ -70,7 +79,9 @@ export async function systemCounts(m: EntityManager, ids: number[]): Promise<Map
   ];
   for (const [field, table] of queries) {
     const rows: Array<{ id: number; count: number }> = await m.query(
-      `SELECT connected_system_id AS id, count(*)::int AS count FROM ${table} WHERE connected_system_id = ANY($1::int[]) GROUP BY connected_system_id`, [ids]);
+      `SELECT connected_system_id AS id, count(*)::int AS count FROM ${table} WHERE connected_system_id = ANY($1::int[]) GROUP BY connected_system_id`,
+      [ids],
+    );
     for (const r of rows) out.get(r.id)![field] = r.count;
   }
   return out;
@@ -84,10 +95,13 @@ export async function recordSystemChange(
   links: { connectedSystemId: number; connectedSystemRunProfileId?: number | null },
 ): Promise<ActivityEntity> {
   const activity = await activities.recordChange(change, m);
-  await m.getRepository(ActivityEntity).update({ id: activity.id }, {
-    connectedSystemId: links.connectedSystemId,
-    connectedSystemRunProfileId: links.connectedSystemRunProfileId ?? null,
-  });
+  await m.getRepository(ActivityEntity).update(
+    { id: activity.id },
+    {
+      connectedSystemId: links.connectedSystemId,
+      connectedSystemRunProfileId: links.connectedSystemRunProfileId ?? null,
+    },
+  );
   return activity;
 }
 

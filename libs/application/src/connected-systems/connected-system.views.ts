@@ -1,6 +1,11 @@
 import { isSelectionLocked } from '@meridian/domain';
 import type { ConnectorCapabilities } from '@meridian/connectors';
-import type { ConnectedSystemAttributeEntity, ConnectedSystemEntity, ConnectedSystemObjectTypeEntity, RunProfileEntity } from '@meridian/persistence';
+import type {
+  ConnectedSystemAttributeEntity,
+  ConnectedSystemEntity,
+  ConnectedSystemObjectTypeEntity,
+  RunProfileEntity,
+} from '@meridian/persistence';
 
 export interface ConnectedSystemCounts {
   objectTypeCount: number;
@@ -30,7 +35,12 @@ export function connectedSystemSummary(s: ConnectedSystemEntity, counts: Connect
 }
 
 /** A connected system: non-secret settings by name, and only the names of the secret settings that are set. */
-export function connectedSystemDetail(s: ConnectedSystemEntity, counts: ConnectedSystemCounts, capabilities: ConnectorCapabilities | null, deletionActivityId: string | null) {
+export function connectedSystemDetail(
+  s: ConnectedSystemEntity,
+  counts: ConnectedSystemCounts,
+  capabilities: ConnectorCapabilities | null,
+  deletionActivityId: string | null,
+) {
   return {
     ...connectedSystemSummary(s, counts),
     settings: { ...s.settings },

@@ -35,11 +35,20 @@ const vault: Connector = {
   async testConnection(ctx: ConnectorContext) {
     (vault as unknown as { seen: ConnectorContext['settings'][] }).seen.push({ ...ctx.settings });
     if (ctx.settings.password === PASSWORD) return { success: true, message: `Signed in to ${String(ctx.settings.host)}.` };
-    return { success: false, message: `Login failed for ${String(ctx.settings.username)}:${String(ctx.settings.password)}@${String(ctx.settings.host)}` };
+    return {
+      success: false,
+      message: `Login failed for ${String(ctx.settings.username)}:${String(ctx.settings.password)}@${String(ctx.settings.host)}`,
+    };
   },
-  async discoverSchema() { return { objectTypes: [] }; },
-  import() { throw new Error('not used'); },
-  async openExport() { throw new Error('not used'); },
+  async discoverSchema() {
+    return { objectTypes: [] };
+  },
+  import() {
+    throw new Error('not used');
+  },
+  async openExport() {
+    throw new Error('not used');
+  },
 } as Connector;
 const seen = () => (vault as unknown as { seen: ConnectorContext['settings'][] }).seen;
 
@@ -80,7 +89,10 @@ describe('connected system secret settings (service, real database, test connect
   };
 
   it('seals secrets at rest, returns only their names, and never writes them to activities or logs', async () => {
-    const view = await systems.create({ name: 'Vault A', connectorType: 'vault', settings: { host: 'vault.example', password: PASSWORD, apiToken: TOKEN } }, initiator);
+    const view = await systems.create(
+      { name: 'Vault A', connectorType: 'vault', settings: { host: 'vault.example', password: PASSWORD, apiToken: TOKEN } },
+      initiator,
+    );
     expect(view.settings).toEqual({ host: 'vault.example', username: 'admin' });
     expect(view.secretSettingsSet).toEqual(['apiToken', 'password']);
     expectNoSecrets(JSON.stringify(view));
@@ -104,7 +116,10 @@ describe('connected system secret settings (service, real database, test connect
   });
 
   it('keeps secrets an update omits (or sends as ""), replaces sent ones, clears optional ones sent as null', async () => {
-    const view = await systems.create({ name: 'Vault B', connectorType: 'Vault', settings: { host: 'h1', password: PASSWORD, apiToken: TOKEN } }, initiator);
+    const view = await systems.create(
+      { name: 'Vault B', connectorType: 'Vault', settings: { host: 'h1', password: PASSWORD, apiToken: TOKEN } },
+      initiator,
+    );
     const before = (await row(view.id)).secret_settings;
 
     const renamed = await systems.update(view.id, { settings: { host: 'h2', password: '' } }, initiator);
@@ -117,7 +132,9 @@ describe('connected system secret settings (service, real database, test connect
     expect(changed.secretSettingsSet).toEqual(['apiToken', 'password']);
     expect((await row(view.id)).secret_settings).not.toContain('new-secret-value');
     expect(await schema.testConnection(view.id)).toMatchObject({ success: false });
-    const activity = (await ds.query(`SELECT details FROM activity WHERE connected_system_id = $1 ORDER BY created DESC LIMIT 1`, [view.id]))[0];
+    const activity = (
+      await ds.query(`SELECT details FROM activity WHERE connected_system_id = $1 ORDER BY created DESC LIMIT 1`, [view.id])
+    )[0];
     expect(activity.details).toEqual({ changed: ['settings'], secretSettingsChanged: ['password'] });
     expect(JSON.stringify(activity)).not.toContain('new-secret-value');
 
@@ -139,7 +156,10 @@ describe('connected system secret settings (service, real database, test connect
   });
 
   it('removes secret values from connector messages', async () => {
-    const view = await systems.create({ name: 'Vault E', connectorType: 'Vault', settings: { host: 'h', username: 'bob', password: 'not-the-right-one' } }, initiator);
+    const view = await systems.create(
+      { name: 'Vault E', connectorType: 'Vault', settings: { host: 'h', username: 'bob', password: 'not-the-right-one' } },
+      initiator,
+    );
     const result = await schema.testConnection(view.id);
     expect(result.success).toBe(false);
     expect(result.message).toBe('Login failed for bob:********@h');
@@ -148,7 +168,10 @@ describe('connected system secret settings (service, real database, test connect
   it('binds each sealed value to its system: a value copied to another system does not open', async () => {
     const a = await systems.create({ name: 'Vault F', connectorType: 'Vault', settings: { host: 'h', password: PASSWORD } }, initiator);
     const b = await systems.create({ name: 'Vault G', connectorType: 'Vault', settings: { host: 'h', password: 'other' } }, initiator);
-    await ds.query(`UPDATE connected_system SET secret_settings = (SELECT secret_settings FROM connected_system WHERE id = $1) WHERE id = $2`, [a.id, b.id]);
+    await ds.query(
+      `UPDATE connected_system SET secret_settings = (SELECT secret_settings FROM connected_system WHERE id = $1) WHERE id = $2`,
+      [a.id, b.id],
+    );
     const result = await schema.testConnection(b.id);
     expect(result).toMatchObject({ success: false, message: expect.stringMatching(/cannot be decrypted/) });
     const update = await systems.update(b.id, { settings: { host: 'x' } }, initiator).catch((e) => e);

@@ -34,15 +34,20 @@ export class ConnectorContextFactory {
       try {
         out[name] = this.box.open(value, associatedData(system.id, name));
       } catch {
-        throw DomainError.conflict(`The secret setting "${name}" of connected system "${system.name}" cannot be decrypted: `
-          + 'MERIDIAN_ENCRYPTION_KEY differs from the key it was stored with. Set the secret again.');
+        throw DomainError.conflict(
+          `The secret setting "${name}" of connected system "${system.name}" cannot be decrypted: ` +
+            'MERIDIAN_ENCRYPTION_KEY differs from the key it was stored with. Set the secret again.',
+        );
       }
     }
     return out;
   }
 
   /** Everything a connector call needs: decrypted settings, the files root, trusted certificates. */
-  async build(system: ConnectedSystemEntity, options: { signal?: AbortSignal; filePathOverride?: string | null } = {}): Promise<ConnectorContext> {
+  async build(
+    system: ConnectedSystemEntity,
+    options: { signal?: AbortSignal; filePathOverride?: string | null } = {},
+  ): Promise<ConnectorContext> {
     const secrets = this.openSecrets(system);
     return {
       settings: { ...system.settings, ...secrets },
@@ -54,7 +59,11 @@ export class ConnectorContextFactory {
   }
 
   /** Removes secret values from a message a connector produced (e.g. a connection string in an error). */
-  redact(message: string, context: Pick<ConnectorContext, 'settings'> | null, system: Pick<ConnectedSystemEntity, 'secretSettings'>): string {
+  redact(
+    message: string,
+    context: Pick<ConnectorContext, 'settings'> | null,
+    system: Pick<ConnectedSystemEntity, 'secretSettings'>,
+  ): string {
     if (!context) return message;
     let out = message;
     for (const name of Object.keys(system.secretSettings ? JSON.parse(system.secretSettings) : {})) {

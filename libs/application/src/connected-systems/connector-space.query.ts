@@ -130,8 +130,12 @@ export class ConnectorSpaceQuery {
     errors.throwIfAny();
     await findSystem(this.ds.manager, systemId);
     if (objectTypeId !== null) {
-      const known = await this.ds.query(`SELECT 1 FROM connected_system_object_type WHERE id = $1 AND connected_system_id = $2`, [objectTypeId, systemId]);
-      if (!known.length) throw DomainError.validation('objectTypeId', `Object type ${objectTypeId} does not belong to connected system ${systemId}.`);
+      const known = await this.ds.query(`SELECT 1 FROM connected_system_object_type WHERE id = $1 AND connected_system_id = $2`, [
+        objectTypeId,
+        systemId,
+      ]);
+      if (!known.length)
+        throw DomainError.validation('objectTypeId', `Object type ${objectTypeId} does not belong to connected system ${systemId}.`);
     }
 
     const params: unknown[] = [systemId];
@@ -144,12 +148,18 @@ export class ConnectorSpaceQuery {
       // lower() on both sides in SQL, so the comparison uses one case mapping; the expressions are the ones an
       // index on (connected_system_id, lower(<column>) text_pattern_ops) would serve.
       const pattern = `lower(${p(prefixPattern(search))}::text)`;
-      where.push(`(lower(c.external_id) LIKE ${pattern} OR lower(c.secondary_external_id) LIKE ${pattern} OR lower(c.display_name) LIKE ${pattern})`);
+      where.push(
+        `(lower(c.external_id) LIKE ${pattern} OR lower(c.secondary_external_id) LIKE ${pattern} OR lower(c.display_name) LIKE ${pattern})`,
+      );
     }
     const whereSql = where.join(' AND ');
-    const walk = async () => (await this.ds.query(
-      `SELECT c.id FROM connected_system_object c WHERE ${whereSql} ORDER BY c.id LIMIT ${paging.pageSize} OFFSET ${paging.offset}`, params) as Array<{ id: string }>)
-      .map((r) => r.id);
+    const walk = async () =>
+      (
+        (await this.ds.query(
+          `SELECT c.id FROM connected_system_object c WHERE ${whereSql} ORDER BY c.id LIMIT ${paging.pageSize} OFFSET ${paging.offset}`,
+          params,
+        )) as Array<{ id: string }>
+      ).map((r) => r.id);
 
     let ids: string[];
     let counted: BoundedCount;
@@ -167,7 +177,8 @@ export class ConnectorSpaceQuery {
       }
     }
     const rows: ItemRow[] = ids.length
-      ? await this.ds.query(`SELECT ${ITEM_COLUMNS} FROM ${ITEM_FROM} WHERE c.id = ANY($1::uuid[]) ORDER BY c.id`, [ids]) : [];
+      ? await this.ds.query(`SELECT ${ITEM_COLUMNS} FROM ${ITEM_FROM} WHERE c.id = ANY($1::uuid[]) ORDER BY c.id`, [ids])
+      : [];
     return { ...pageOf(rows.map(itemView), counted.totalCount, paging), totalCountIsExact: counted.totalCountIsExact };
   }
 
@@ -180,23 +191,38 @@ export class ConnectorSpaceQuery {
          FROM ${ITEM_FROM}
          LEFT JOIN metaverse_object mo ON mo.id = c.metaverse_object_id
          LEFT JOIN metaverse_object_type mt ON mt.id = mo.type_id
-        WHERE c.id = $1 AND c.connected_system_id = $2`, [objectId, systemId]);
+        WHERE c.id = $1 AND c.connected_system_id = $2`,
+      [objectId, systemId],
+    );
     if (!row) throw DomainError.notFound(`Connector space object ${objectId} of connected system`, systemId);
 
     const values = Object.entries(row.attributes ?? {});
     const references = row.resolved_references ? Object.entries(row.resolved_references) : null;
-    const attributes = await attributeMeta(this.ds, [...values, ...(references ?? [])].map(([id]) => Number(id)));
+    const attributes = await attributeMeta(
+      this.ds,
+      [...values, ...(references ?? [])].map(([id]) => Number(id)),
+    );
     const order = byAttribute(attributes);
     const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === null || v === undefined ? [] : [v]);
     return {
       ...itemView(row),
       syncPending: row.sync_pending,
       attributeValues: values
-        .map(([id, v]) => ({ attributeId: Number(id), attributeName: attributes.get(Number(id))?.name ?? null, attributeType: attributes.get(Number(id))?.type ?? null, values: asArray(v) }))
+        .map(([id, v]) => ({
+          attributeId: Number(id),
+          attributeName: attributes.get(Number(id))?.name ?? null,
+          attributeType: attributes.get(Number(id))?.type ?? null,
+          values: asArray(v),
+        }))
         .sort(order),
-      resolvedReferences: references
-        ?.map(([id, v]) => ({ attributeId: Number(id), attributeName: attributes.get(Number(id))?.name ?? null, connectedSystemObjectIds: asArray(v) as Array<string | null> }))
-        .sort(order) ?? null,
+      resolvedReferences:
+        references
+          ?.map(([id, v]) => ({
+            attributeId: Number(id),
+            attributeName: attributes.get(Number(id))?.name ?? null,
+            connectedSystemObjectIds: asArray(v) as Array<string | null>,
+          }))
+          .sort(order) ?? null,
       metaverseObject: row.mv_id ? { id: row.mv_id, displayName: row.mv_display_name, typeName: row.mv_type_name ?? '' } : null,
       pendingExports: await this.pendingExports.forObject(row.id),
     };

@@ -57,7 +57,9 @@ export interface AttributeMeta {
 export async function attributeMeta(runner: SqlRunner, ids: Iterable<number>): Promise<Map<number, AttributeMeta>> {
   const wanted = [...new Set(ids)].filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647);
   if (!wanted.length) return new Map();
-  const rows: AttributeMeta[] = await runner.query(`SELECT id, name, type FROM connected_system_attribute WHERE id = ANY($1::int[])`, [wanted]);
+  const rows: AttributeMeta[] = await runner.query(`SELECT id, name, type FROM connected_system_attribute WHERE id = ANY($1::int[])`, [
+    wanted,
+  ]);
   return new Map(rows.map((r) => [r.id, r]));
 }
 

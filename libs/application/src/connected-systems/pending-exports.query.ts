@@ -6,7 +6,14 @@ import { DataSource } from 'typeorm';
 import { boundedCount, SqlRunner } from '../common/bounded-count';
 import { enumParam } from '../common/query-params';
 import { findSystem } from './connected-system.store';
-import { attributeMeta, changedAttributeIds, PENDING_EXPORT_COLUMNS, PendingExportRow, PendingExportView, pendingExportView } from './pending-export.views';
+import {
+  attributeMeta,
+  changedAttributeIds,
+  PENDING_EXPORT_COLUMNS,
+  PendingExportRow,
+  PendingExportView,
+  pendingExportView,
+} from './pending-export.views';
 
 export interface PendingExportListQuery {
   page?: unknown;
@@ -42,23 +49,33 @@ export class PendingExportsQuery {
     const walk = (s: number) => `SELECT pe.id FROM pending_export pe
        WHERE pe.connected_system_id = $1 AND pe.status = $${params.push(statuses[s])} ${typeFilter} ORDER BY pe.id`;
     // Without a status: one walk per status, each cut at offset + pageSize, merged — never a sort of all the system's exports.
-    const idSql = statuses.length === 1
-      ? `${walk(0)} LIMIT ${paging.pageSize} OFFSET ${paging.offset}`
-      : `SELECT id FROM (${statuses.map((_, i) => `(${walk(i)} LIMIT ${paging.offset + paging.pageSize})`).join(' UNION ALL ')}) u
+    const idSql =
+      statuses.length === 1
+        ? `${walk(0)} LIMIT ${paging.pageSize} OFFSET ${paging.offset}`
+        : `SELECT id FROM (${statuses.map((_, i) => `(${walk(i)} LIMIT ${paging.offset + paging.pageSize})`).join(' UNION ALL ')}) u
           ORDER BY id LIMIT ${paging.pageSize} OFFSET ${paging.offset}`;
     const rows: PendingExportRow[] = await this.ds.query(
-      `SELECT ${PENDING_EXPORT_COLUMNS} FROM ${FROM} JOIN (${idSql}) p ON p.id = pe.id ORDER BY pe.id`, params);
+      `SELECT ${PENDING_EXPORT_COLUMNS} FROM ${FROM} JOIN (${idSql}) p ON p.id = pe.id ORDER BY pe.id`,
+      params,
+    );
     const countParams: unknown[] = [systemId, statuses];
     const countTypeFilter = changeType ? `AND pe.change_type = $${countParams.push(changeType)}` : '';
-    const { totalCount, totalCountIsExact } = await boundedCount(this.ds,
-      `pending_export pe WHERE pe.connected_system_id = $1 AND pe.status = ANY($2::text[]) ${countTypeFilter}`, countParams, paging, rows.length);
+    const { totalCount, totalCountIsExact } = await boundedCount(
+      this.ds,
+      `pending_export pe WHERE pe.connected_system_id = $1 AND pe.status = ANY($2::text[]) ${countTypeFilter}`,
+      countParams,
+      paging,
+      rows.length,
+    );
     return { ...pageOf(await this.views(this.ds, rows), totalCount, paging), totalCountIsExact };
   }
 
   /** Every pending export of one connector space object, oldest first. */
   async forObject(objectId: string, runner: SqlRunner = this.ds): Promise<PendingExportView[]> {
     const rows: PendingExportRow[] = await runner.query(
-      `SELECT ${PENDING_EXPORT_COLUMNS} FROM ${FROM} WHERE pe.connected_system_object_id = $1 ORDER BY pe.created, pe.id`, [objectId]);
+      `SELECT ${PENDING_EXPORT_COLUMNS} FROM ${FROM} WHERE pe.connected_system_object_id = $1 ORDER BY pe.created, pe.id`,
+      [objectId],
+    );
     return this.views(runner, rows);
   }
 

@@ -1,8 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
-  ActivityOperationType, ActivityStatus, ActivityTargetType, DomainError, ErrorCode, parseRunType, relativeFilePathProblem, requiredCapability, RUN_TYPES, RunType,
-  runTypeUsesConnector, SettingKeys, ValidationErrorCollector,
+  ActivityOperationType,
+  ActivityStatus,
+  ActivityTargetType,
+  DomainError,
+  ErrorCode,
+  parseRunType,
+  relativeFilePathProblem,
+  requiredCapability,
+  RUN_TYPES,
+  RunType,
+  runTypeUsesConnector,
+  SettingKeys,
+  ValidationErrorCollector,
 } from '@meridian/domain';
 import { Connector, ConnectorRegistry } from '@meridian/connectors';
 import { JobName, JobQueue } from '@meridian/jobs';
@@ -45,7 +56,9 @@ export class RunProfilesService {
 
   async list(systemId: number): Promise<RunProfileView[]> {
     await findSystem(this.ds.manager, systemId);
-    const rows = await this.ds.getRepository(RunProfileEntity).find({ where: { connectedSystemId: systemId }, order: { name: 'ASC', id: 'ASC' } });
+    const rows = await this.ds
+      .getRepository(RunProfileEntity)
+      .find({ where: { connectedSystemId: systemId }, order: { name: 'ASC', id: 'ASC' } });
     return rows.map(runProfileView);
   }
 
@@ -56,47 +69,78 @@ export class RunProfilesService {
 
   async create(systemId: number, input: RunProfileInput, initiator: Initiator): Promise<RunProfileView> {
     const defaultPageSize = Number(await this.settings.effective(SettingKeys.SyncPageSize));
-    return this.saving(() => this.ds.transaction(async (m) => {
-      const system = await findSystemForChange(m, systemId, 'share');
-      const fields = this.validate(system, input, null);
-      await this.assertNameFree(m, systemId, fields.name!, null);
-      const repo = m.getRepository(RunProfileEntity);
-      const saved = await repo.save(repo.create({
-        connectedSystemId: systemId, name: fields.name!, runType: fields.runType!, pageSize: fields.pageSize ?? defaultPageSize, filePath: fields.filePath ?? null,
-      }));
-      await recordSystemChange(this.activities, m, {
-        initiator, targetType: ActivityTargetType.ConnectedSystemRunProfile, operation: ActivityOperationType.Create, targetId: saved.id, targetName: saved.name,
-        targetContext: system.name, message: `Run profile "${saved.name}" (${saved.runType}) created.`,
-        details: { runType: saved.runType, pageSize: saved.pageSize, filePath: saved.filePath },
-      }, { connectedSystemId: systemId, connectedSystemRunProfileId: saved.id });
-      return runProfileView(saved);
-    }));
+    return this.saving(() =>
+      this.ds.transaction(async (m) => {
+        const system = await findSystemForChange(m, systemId, 'share');
+        const fields = this.validate(system, input, null);
+        await this.assertNameFree(m, systemId, fields.name!, null);
+        const repo = m.getRepository(RunProfileEntity);
+        const saved = await repo.save(
+          repo.create({
+            connectedSystemId: systemId,
+            name: fields.name!,
+            runType: fields.runType!,
+            pageSize: fields.pageSize ?? defaultPageSize,
+            filePath: fields.filePath ?? null,
+          }),
+        );
+        await recordSystemChange(
+          this.activities,
+          m,
+          {
+            initiator,
+            targetType: ActivityTargetType.ConnectedSystemRunProfile,
+            operation: ActivityOperationType.Create,
+            targetId: saved.id,
+            targetName: saved.name,
+            targetContext: system.name,
+            message: `Run profile "${saved.name}" (${saved.runType}) created.`,
+            details: { runType: saved.runType, pageSize: saved.pageSize, filePath: saved.filePath },
+          },
+          { connectedSystemId: systemId, connectedSystemRunProfileId: saved.id },
+        );
+        return runProfileView(saved);
+      }),
+    );
   }
 
   async update(systemId: number, id: number, input: RunProfileInput, initiator: Initiator): Promise<RunProfileView> {
-    return this.saving(() => this.ds.transaction(async (m) => {
-      const system = await findSystemForChange(m, systemId, 'share');
-      const profile = await this.require(m, systemId, id);
-      const fields = this.validate(system, input, profile);
-      const changes: Record<string, { from: unknown; to: unknown }> = {};
-      for (const field of ['name', 'runType', 'pageSize', 'filePath'] as const) {
-        const value = fields[field];
-        if (value !== undefined && value !== profile[field]) {
-          if (field === 'name') await this.assertNameFree(m, systemId, value as string, id);
-          changes[field] = { from: profile[field], to: value };
-          (profile as unknown as Record<string, unknown>)[field] = value;
+    return this.saving(() =>
+      this.ds.transaction(async (m) => {
+        const system = await findSystemForChange(m, systemId, 'share');
+        const profile = await this.require(m, systemId, id);
+        const fields = this.validate(system, input, profile);
+        const changes: Record<string, { from: unknown; to: unknown }> = {};
+        for (const field of ['name', 'runType', 'pageSize', 'filePath'] as const) {
+          const value = fields[field];
+          if (value !== undefined && value !== profile[field]) {
+            if (field === 'name') await this.assertNameFree(m, systemId, value as string, id);
+            changes[field] = { from: profile[field], to: value };
+            (profile as unknown as Record<string, unknown>)[field] = value;
+          }
         }
-      }
-      if (Object.keys(changes).length) {
-        profile.lastUpdated = new Date();
-        await m.getRepository(RunProfileEntity).save(profile);
-        await recordSystemChange(this.activities, m, {
-          initiator, targetType: ActivityTargetType.ConnectedSystemRunProfile, operation: ActivityOperationType.Update, targetId: id, targetName: profile.name,
-          targetContext: system.name, message: `Run profile "${profile.name}" updated (${Object.keys(changes).join(', ')}).`, details: { changes },
-        }, { connectedSystemId: systemId, connectedSystemRunProfileId: id });
-      }
-      return runProfileView(profile);
-    }));
+        if (Object.keys(changes).length) {
+          profile.lastUpdated = new Date();
+          await m.getRepository(RunProfileEntity).save(profile);
+          await recordSystemChange(
+            this.activities,
+            m,
+            {
+              initiator,
+              targetType: ActivityTargetType.ConnectedSystemRunProfile,
+              operation: ActivityOperationType.Update,
+              targetId: id,
+              targetName: profile.name,
+              targetContext: system.name,
+              message: `Run profile "${profile.name}" updated (${Object.keys(changes).join(', ')}).`,
+              details: { changes },
+            },
+            { connectedSystemId: systemId, connectedSystemRunProfileId: id },
+          );
+        }
+        return runProfileView(profile);
+      }),
+    );
   }
 
   async remove(systemId: number, id: number, initiator: Initiator): Promise<void> {
@@ -105,13 +149,29 @@ export class RunProfilesService {
       const profile = await this.require(m, systemId, id);
       const running: Array<{ id: string }> = await m.query(
         `SELECT id FROM activity WHERE connected_system_run_profile_id = $1 AND target_type = $2 AND status = $3 AND target_operation_type = $4 LIMIT 1`,
-        [id, ActivityTargetType.ConnectedSystemRunProfile, ActivityStatus.InProgress, ActivityOperationType.Execute]);
-      if (running.length) throw DomainError.conflict(`Run profile "${profile.name}" is running (activity ${running[0].id}); delete it when the run has finished.`, { activityId: running[0].id });
+        [id, ActivityTargetType.ConnectedSystemRunProfile, ActivityStatus.InProgress, ActivityOperationType.Execute],
+      );
+      if (running.length)
+        throw DomainError.conflict(
+          `Run profile "${profile.name}" is running (activity ${running[0].id}); delete it when the run has finished.`,
+          { activityId: running[0].id },
+        );
       await m.getRepository(RunProfileEntity).delete({ id });
-      await recordSystemChange(this.activities, m, {
-        initiator, targetType: ActivityTargetType.ConnectedSystemRunProfile, operation: ActivityOperationType.Delete, targetId: id, targetName: profile.name,
-        targetContext: system.name, message: `Run profile "${profile.name}" deleted.`, details: { runType: profile.runType },
-      }, { connectedSystemId: systemId, connectedSystemRunProfileId: id });
+      await recordSystemChange(
+        this.activities,
+        m,
+        {
+          initiator,
+          targetType: ActivityTargetType.ConnectedSystemRunProfile,
+          operation: ActivityOperationType.Delete,
+          targetId: id,
+          targetName: profile.name,
+          targetContext: system.name,
+          message: `Run profile "${profile.name}" deleted.`,
+          details: { runType: profile.runType },
+        },
+        { connectedSystemId: systemId, connectedSystemRunProfileId: id },
+      );
     });
   }
 
@@ -146,11 +206,18 @@ export class RunProfilesService {
       await this.jobs.enqueue(JobName.RunProfile, { activityId: activity.id });
     } catch (e) {
       const reason = e instanceof Error ? e.message : String(e);
-      await this.ds.getRepository(ActivityEntity).update({ id: activity.id }, {
-        status: ActivityStatus.FailedWithError, completed: new Date(), errorMessage: `The run could not be queued: ${reason}`,
-      });
+      await this.ds.getRepository(ActivityEntity).update(
+        { id: activity.id },
+        {
+          status: ActivityStatus.FailedWithError,
+          completed: new Date(),
+          errorMessage: `The run could not be queued: ${reason}`,
+        },
+      );
       this.logger.log({ level: 'error', message: `Run profile ${id} could not be queued: ${reason}`, activityId: activity.id });
-      throw new DomainError(ErrorCode.ServiceUnavailable, 'The job queue is unavailable; the run was not started. Try again later.', { activityId: activity.id });
+      throw new DomainError(ErrorCode.ServiceUnavailable, 'The job queue is unavailable; the run was not started. Try again later.', {
+        activityId: activity.id,
+      });
     }
     return { activityId: activity.id };
   }
@@ -170,21 +237,33 @@ export class RunProfilesService {
       else out.runType = runType;
     }
     if (input.pageSize !== undefined) {
-      if (typeof input.pageSize !== 'number' || !Number.isInteger(input.pageSize) || input.pageSize < 1 || input.pageSize > MAX_RUN_PROFILE_PAGE_SIZE) {
+      if (
+        typeof input.pageSize !== 'number' ||
+        !Number.isInteger(input.pageSize) ||
+        input.pageSize < 1 ||
+        input.pageSize > MAX_RUN_PROFILE_PAGE_SIZE
+      ) {
         errors.add('pageSize', `pageSize must be a whole number from 1 to ${MAX_RUN_PROFILE_PAGE_SIZE}.`);
       } else out.pageSize = input.pageSize;
     }
     const connector = this.registry.find(system.connectorType);
     if (input.filePath !== undefined && input.filePath !== null) {
       const problem = typeof input.filePath === 'string' ? relativeFilePathProblem(input.filePath) : 'must be text.';
-      if (!takesFilePath(connector)) errors.add('filePath', `The ${system.connectorType} connector does not read or write files, so a run profile cannot override a file path.`);
+      if (!takesFilePath(connector))
+        errors.add(
+          'filePath',
+          `The ${system.connectorType} connector does not read or write files, so a run profile cannot override a file path.`,
+        );
       else if (problem) errors.add('filePath', `filePath ${problem}`);
       else out.filePath = (input.filePath as string).trim();
     } else if (input.filePath === null) out.filePath = null;
     const runType = out.runType ?? (existing?.runType as RunType | undefined);
     const filePath = out.filePath !== undefined ? out.filePath : existing?.filePath;
     if (runType && filePath && !runTypeUsesConnector(runType) && !errors.hasErrors) {
-      errors.add('filePath', `A ${runType} run does not read or write files (synchronisation works on the connector space); leave filePath empty.`);
+      errors.add(
+        'filePath',
+        `A ${runType} run does not read or write files (synchronisation works on the connector space); leave filePath empty.`,
+      );
     }
     if (out.runType) {
       try {
@@ -199,14 +278,26 @@ export class RunProfilesService {
   }
 
   /** Refuses run types the connector cannot do with the system's current settings (400 naming the field). */
-  private assertRunnable(system: ConnectedSystemEntity, runType: RunType, field: string, connector = this.registry.find(system.connectorType)): void {
+  private assertRunnable(
+    system: ConnectedSystemEntity,
+    runType: RunType,
+    field: string,
+    connector = this.registry.find(system.connectorType),
+  ): void {
     const needs = requiredCapability(runType);
     if (!needs) return;
-    if (!connector) throw DomainError.validation(field, `The ${system.connectorType} connector is not available in this version of Meridian, so it cannot run ${runType}.`);
+    if (!connector)
+      throw DomainError.validation(
+        field,
+        `The ${system.connectorType} connector is not available in this version of Meridian, so it cannot run ${runType}.`,
+      );
     const capabilities = capabilitiesOf(connector, system.settings);
     if (!capabilities[needs]) {
       const mode = system.settings.mode ? ` (mode ${String(system.settings.mode)})` : '';
-      throw DomainError.validation(field, `The ${connector.type} connector cannot run ${runType} with the settings of "${system.name}"${mode}.`);
+      throw DomainError.validation(
+        field,
+        `The ${connector.type} connector cannot run ${runType} with the settings of "${system.name}"${mode}.`,
+      );
     }
   }
 
@@ -218,17 +309,20 @@ export class RunProfilesService {
 
   private async assertNameFree(m: EntityManager, systemId: number, name: string, exceptId: number | null): Promise<void> {
     const rows: Array<{ id: number }> = await m.query(
-      `SELECT id FROM connected_system_run_profile WHERE connected_system_id = $1 AND lower(name) = lower($2) AND id <> coalesce($3::int, 0)`, [systemId, name, exceptId]);
-    if (rows.length) throw DomainError.conflict(`This connected system already has a run profile named "${name}" (id ${rows[0].id}).`, { id: rows[0].id });
+      `SELECT id FROM connected_system_run_profile WHERE connected_system_id = $1 AND lower(name) = lower($2) AND id <> coalesce($3::int, 0)`,
+      [systemId, name, exceptId],
+    );
+    if (rows.length)
+      throw DomainError.conflict(`This connected system already has a run profile named "${name}" (id ${rows[0].id}).`, { id: rows[0].id });
   }
 
   private async saving<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (e) {
-      if (isUniqueViolation(e, NAME_CONSTRAINT)) throw DomainError.conflict('This connected system already has a run profile with that name.');
+      if (isUniqueViolation(e, NAME_CONSTRAINT))
+        throw DomainError.conflict('This connected system already has a run profile with that name.');
       throw e;
     }
   }
 }
-

@@ -61,14 +61,32 @@ export function referenceIdentifiers(targets: readonly ExportReferenceTarget[], 
  * identifiers in the system), holding back references whose targets have no identifier yet, and works
  * out the values the object holds once the change succeeded.
  */
-export function prepareExport(row: ExportPageRow, schema: SystemSchema, references: ReadonlyMap<string, ResolvedReference>): PreparedExport {
+export function prepareExport(
+  row: ExportPageRow,
+  schema: SystemSchema,
+  references: ReadonlyMap<string, ResolvedReference>,
+): PreparedExport {
   const out: PreparedExport = {
-    row, objectType: null, change: null, local: null, sent: [], deferred: [], deferredValues: 0,
-    attributesSet: {}, attributesUnset: [], referencesSet: {}, referencesUnset: [], externalIdValue: null, secondaryExternalId: null,
+    row,
+    objectType: null,
+    change: null,
+    local: null,
+    sent: [],
+    deferred: [],
+    deferredValues: 0,
+    attributesSet: {},
+    attributesUnset: [],
+    referencesSet: {},
+    referencesUnset: [],
+    externalIdValue: null,
+    secondaryExternalId: null,
   };
   const fail = (error: string): PreparedExport => ({ ...out, change: null, local: { success: false, error } });
   const type = schema.typeById(row.objectTypeId);
-  if (!type) return fail(`The object type of this object (id ${row.objectTypeId}) is not selected in the schema of "${schema.system.name}"; select it to export.`);
+  if (!type)
+    return fail(
+      `The object type of this object (id ${row.objectTypeId}) is not selected in the schema of "${schema.system.name}"; select it to export.`,
+    );
   out.objectType = type.name;
   if (!CHANGE_TYPES.has(row.changeType)) return fail(`"${row.changeType}" is not a change type (Create, Update or Delete).`);
   const changeType = row.changeType as PendingExportChangeType;
@@ -84,7 +102,9 @@ export function prepareExport(row: ExportPageRow, schema: SystemSchema, referenc
   for (const c of row.attributeChanges) {
     const attr = schema.attribute(c.a);
     if (!attr || attr.objectTypeId !== type.id) {
-      return fail(`Attribute ${c.a} of this export is not a selected attribute of "${type.name}" in "${schema.system.name}"; select it, or synchronise again.`);
+      return fail(
+        `Attribute ${c.a} of this export is not a selected attribute of "${type.name}" in "${schema.system.name}"; select it, or synchronise again.`,
+      );
     }
     if (!OPERATIONS.has(c.op)) return fail(`"${c.op}" is not an attribute operation (Add, Replace, Remove or RemoveAll).`);
     const op = c.op as AttributeChangeOperation;
@@ -92,7 +112,11 @@ export function prepareExport(row: ExportPageRow, schema: SystemSchema, referenc
       const values = op === AttributeChangeOperation.RemoveAll ? [] : c.v.map(toAttributeValue);
       attributes.push({ name: attr.name, operation: op, values });
       out.sent.push(c);
-      state.apply(attr, op, values.map((v) => ({ v, r: null })));
+      state.apply(
+        attr,
+        op,
+        values.map((v) => ({ v, r: null })),
+      );
       continue;
     }
     const resolved: Array<{ v: string; r: string; mv: string }> = [];
@@ -112,7 +136,11 @@ export function prepareExport(row: ExportPageRow, schema: SystemSchema, referenc
     if (!resolved.length && op !== AttributeChangeOperation.Replace) continue;
     attributes.push({ name: attr.name, operation: op, values: resolved.map((x) => x.v) });
     out.sent.push({ a: c.a, op: c.op, v: resolved.map((x) => x.v), mv: resolved.map((x) => x.mv) });
-    state.apply(attr, op, resolved.map((x) => ({ v: x.v, r: x.r })));
+    state.apply(
+      attr,
+      op,
+      resolved.map((x) => ({ v: x.v, r: x.r })),
+    );
   }
   state.writeTo(out);
   if (type.externalId) out.externalIdValue = firstText(out.attributesSet[String(type.externalId.id)]);

@@ -1,7 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ConnectorRegistry, ExportResult, ExportSession } from '@meridian/connectors';
-import { DomainError, ExecutionErrorType, ObjectChangeType, PendingExportChangeType, RunType, SettingKeys, SyncOutcome } from '@meridian/domain';
+import {
+  DomainError,
+  ExecutionErrorType,
+  ObjectChangeType,
+  PendingExportChangeType,
+  RunType,
+  SettingKeys,
+  SyncOutcome,
+} from '@meridian/domain';
 import { ConnectedSystemEntity, ExportApplySummary, ExportPageRow, ExportStore, StagedExportResult } from '@meridian/persistence';
 import { Logger, LOGGER } from '@meridian/platform';
 import { DataSource } from 'typeorm';
@@ -41,7 +49,8 @@ export class ExportRunner implements EngineRunner {
   async run(ctx: RunContext, system: ConnectedSystemEntity): Promise<string> {
     const connector = this.registry.require(system.connectorType);
     const capabilities = connector.effectiveCapabilities?.(system.settings) ?? connector.capabilities;
-    if (!capabilities.export) throw DomainError.badRequest(`Connected system "${system.name}" cannot export with its current settings (${connector.displayName}).`);
+    if (!capabilities.export)
+      throw DomainError.badRequest(`Connected system "${system.name}" cannot export with its current settings (${connector.displayName}).`);
     const schema = await ctx.phase('schema', () => SystemSchema.load(this.ds.manager, system));
     const maxAttempts = Math.max(1, Number(await this.settings.effective(SettingKeys.ExportMaxRetries)) || 1);
     const store = new ExportStore(ctx.session);
@@ -55,9 +64,11 @@ export class ExportRunner implements EngineRunner {
     const redact = (message: string) => this.contexts.redact(message, connectorContext, system);
 
     await store.prepare();
-    const session = await ctx.phase('connect', () => connector.openExport(connectorContext)).catch((e: unknown) => {
-      throw connectorFailure(e, `Export to "${system.name}" could not start`, redact);
-    });
+    const session = await ctx
+      .phase('connect', () => connector.openExport(connectorContext))
+      .catch((e: unknown) => {
+        throw connectorFailure(e, `Export to "${system.name}" could not start`, redact);
+      });
     let cancelled: RunCancelledError | null = null;
     try {
       let after: string | null = null;
@@ -82,14 +93,20 @@ export class ExportRunner implements EngineRunner {
       throw connectorFailure(e, `Export to "${system.name}" failed; nothing was recorded and every export stays pending`, redact);
     }
 
-    const summary = await ctx.phase('apply', () => ctx.session.transaction(async () => {
-      const applied = await store.apply(system.id, maxAttempts);
-      await this.recordItems(ctx, store, maxAttempts);
-      return applied;
-    })).catch((e: unknown) => {
-      throw new Error(`Export to "${system.name}" was written, but its results could not be recorded (${describeError(e)}); `
-        + 'every export stays pending and the next export sends the same changes again.');
-    });
+    const summary = await ctx
+      .phase('apply', () =>
+        ctx.session.transaction(async () => {
+          const applied = await store.apply(system.id, maxAttempts);
+          await this.recordItems(ctx, store, maxAttempts);
+          return applied;
+        }),
+      )
+      .catch((e: unknown) => {
+        throw new Error(
+          `Export to "${system.name}" was written, but its results could not be recorded (${describeError(e)}); ` +
+            'every export stays pending and the next export sends the same changes again.',
+        );
+      });
     await store.clear();
     this.report(ctx, system, summary, tally);
     if (cancelled) throw cancelled;
@@ -97,8 +114,16 @@ export class ExportRunner implements EngineRunner {
   }
 
   /** Builds the page's changes, writes them as one batch and stages the results (never applies them). */
-  private async exportPage(ctx: RunContext, store: ExportStore, session: ExportSession, schema: SystemSchema, rows: ExportPageRow[],
-    autoConfirm: boolean, tally: ExportTally, redact: (message: string) => string): Promise<void> {
+  private async exportPage(
+    ctx: RunContext,
+    store: ExportStore,
+    session: ExportSession,
+    schema: SystemSchema,
+    rows: ExportPageRow[],
+    autoConfirm: boolean,
+    tally: ExportTally,
+    redact: (message: string) => string,
+  ): Promise<void> {
     const mvIds = referencedMetaverseObjects(rows);
     const references = referenceIdentifiers(mvIds.length ? await store.referenceTargets(schema.system.id, mvIds) : [], schema);
     const prepared = rows.map((row) => prepareExport(row, schema, references));
@@ -117,8 +142,8 @@ export class ExportRunner implements EngineRunner {
         else staged.push(stagedResult(p, false, false, null, redact(r.error || 'The connector reported a failure without a message.')));
       }
     }
-    tally.deferred += prepared.filter((p) => p.deferred.length && !p.change && !p.local).length
-      + staged.filter((r) => r.success && r.deferred).length;
+    tally.deferred +=
+      prepared.filter((p) => p.deferred.length && !p.change && !p.local).length + staged.filter((r) => r.success && r.deferred).length;
     await store.stage(staged);
   }
 
@@ -130,11 +155,18 @@ export class ExportRunner implements EngineRunner {
       if (!rows.length) return;
       for (const r of rows) {
         const about = {
-          externalIdValue: r.externalId, displayName: r.displayName, objectType: r.objectType, connectedSystemObjectId: r.csoId, metaverseObjectId: r.metaverseObjectId,
+          externalIdValue: r.externalId,
+          displayName: r.displayName,
+          objectType: r.objectType,
+          connectedSystemObjectId: r.csoId,
+          metaverseObjectId: r.metaverseObjectId,
         };
         if (!r.success) {
-          ctx.error(ExecutionErrorType.ConnectorError, `${r.changeType} failed ${r.attempts} time(s); the export is now Failed: ${r.error ?? 'no message'}`,
-            { ...about, objectChangeType: ObjectChangeType.Export });
+          ctx.error(
+            ExecutionErrorType.ConnectorError,
+            `${r.changeType} failed ${r.attempts} time(s); the export is now Failed: ${r.error ?? 'no message'}`,
+            { ...about, objectChangeType: ObjectChangeType.Export },
+          );
         } else if (r.changeType === PendingExportChangeType.Delete) {
           ctx.item({ ...about, objectChangeType: ObjectChangeType.Deprovision, outcomes: { [SyncOutcome.Deprovisioned]: 1 } });
         } else {
@@ -151,28 +183,57 @@ export class ExportRunner implements EngineRunner {
     ctx.counters.totalExported += s.created + s.updated + s.deleted;
     ctx.counters.totalDeprovisioned += s.deleted;
     if (tally.deferred) {
-      ctx.warn(`${tally.deferred} export(s) to "${system.name}" refer to objects that have no identifier in "${system.name}" yet: everything else was `
-        + 'written, and those references stay pending for the next export.');
+      ctx.warn(
+        `${tally.deferred} export(s) to "${system.name}" refer to objects that have no identifier in "${system.name}" yet: everything else was ` +
+          'written, and those references stay pending for the next export.',
+      );
     }
     if (s.retrying) {
-      ctx.warn(`${s.retrying} export(s) to "${system.name}" failed and will be retried later (first error: ${s.firstRetryError ?? 'no message'}).`);
+      ctx.warn(
+        `${s.retrying} export(s) to "${system.name}" failed and will be retried later (first error: ${s.firstRetryError ?? 'no message'}).`,
+      );
     }
     if (s.superseded) {
-      this.logger.log({ level: 'information', message: `Export to "${system.name}": ${s.superseded} export(s) changed by a synchronisation while being written; `
-        + 'they stay pending with their new content.', activityId: ctx.activityId });
+      this.logger.log({
+        level: 'information',
+        message:
+          `Export to "${system.name}": ${s.superseded} export(s) changed by a synchronisation while being written; ` +
+          'they stay pending with their new content.',
+        activityId: ctx.activityId,
+      });
     }
   }
 }
 
-function stagedResult(p: PreparedExport, success: boolean, confirmed: boolean, externalId: string | null, error: string | null): StagedExportResult {
+function stagedResult(
+  p: PreparedExport,
+  success: boolean,
+  confirmed: boolean,
+  externalId: string | null,
+  error: string | null,
+): StagedExportResult {
   const { row } = p;
   return {
-    pendingExportId: row.id, csoId: row.csoId, changeType: row.changeType, fingerprint: row.fingerprint, errorCount: row.errorCount,
-    objectTypeId: row.objectTypeId, objectType: p.objectType, displayName: row.displayName, metaverseObjectId: row.metaverseObjectId,
-    success, confirmed, externalId: success ? (externalId ?? p.externalIdValue ?? row.externalId) : row.externalId,
-    secondaryExternalId: success ? p.secondaryExternalId : null, error,
-    sent: p.sent, deferred: p.deferred.length ? p.deferred : null,
-    attributesSet: p.attributesSet, attributesUnset: p.attributesUnset, referencesSet: p.referencesSet, referencesUnset: p.referencesUnset,
+    pendingExportId: row.id,
+    csoId: row.csoId,
+    changeType: row.changeType,
+    fingerprint: row.fingerprint,
+    errorCount: row.errorCount,
+    objectTypeId: row.objectTypeId,
+    objectType: p.objectType,
+    displayName: row.displayName,
+    metaverseObjectId: row.metaverseObjectId,
+    success,
+    confirmed,
+    externalId: success ? (externalId ?? p.externalIdValue ?? row.externalId) : row.externalId,
+    secondaryExternalId: success ? p.secondaryExternalId : null,
+    error,
+    sent: p.sent,
+    deferred: p.deferred.length ? p.deferred : null,
+    attributesSet: p.attributesSet,
+    attributesUnset: p.attributesUnset,
+    referencesSet: p.referencesSet,
+    referencesUnset: p.referencesUnset,
   };
 }
 
@@ -181,8 +242,10 @@ function closingMessage(systemName: string, s: ExportApplySummary | null, tally:
   const updated = s?.updated ?? 0;
   const deleted = s?.deleted ?? 0;
   const superseded = s?.superseded ? ` ${s.superseded} changed during the export and stay pending with their new content.` : '';
-  return `Export to "${systemName}": ${created + updated + deleted} exported (${created} created, ${updated} updated, ${deleted} deleted), `
-    + `${s?.failed ?? 0} failed, ${tally.deferred} deferred.${superseded}`;
+  return (
+    `Export to "${systemName}": ${created + updated + deleted} exported (${created} created, ${updated} updated, ${deleted} deleted), ` +
+    `${s?.failed ?? 0} failed, ${tally.deferred} deferred.${superseded}`
+  );
 }
 
 /** A connector failure that fails the run, with secrets removed from its message. */

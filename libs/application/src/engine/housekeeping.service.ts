@@ -37,7 +37,11 @@ export class HousekeepingService {
     const timeoutMs = parseTimeSpan(String(await this.settings.effective(SettingKeys.WorkerStaleTaskTimeout))) ?? 300_000;
     const ids = await BulkSession.with(this.ds, (s) => new RunStore(s).reapStale(Math.max(1, Math.round(timeoutMs / 1000))));
     for (const id of ids) {
-      this.logger.log({ level: 'warning', message: `Activity ${id} failed: its worker stopped reporting for more than ${Math.round(timeoutMs / 1000)} s.`, activityId: id });
+      this.logger.log({
+        level: 'warning',
+        message: `Activity ${id} failed: its worker stopped reporting for more than ${Math.round(timeoutMs / 1000)} s.`,
+        activityId: id,
+      });
     }
     return ids;
   }

@@ -1,6 +1,14 @@
 import {
-  AttributeChangeOperation, ConnectorSpaceObjectStatus, EngineAttribute, ExecutionErrorType, normaliseValues, ObjectChangeType, PendingExportChangeType,
-  PendingExportStatus, sameValue, SyncOutcome,
+  AttributeChangeOperation,
+  ConnectorSpaceObjectStatus,
+  EngineAttribute,
+  ExecutionErrorType,
+  normaliseValues,
+  ObjectChangeType,
+  PendingExportChangeType,
+  PendingExportStatus,
+  sameValue,
+  SyncOutcome,
 } from '@meridian/domain';
 import type { ExportedPendingExport, ImportStore, PendingExportConfirmationUpdate, StoredAttributeChange } from '@meridian/persistence';
 import type { RunContext } from './run-context';
@@ -36,10 +44,17 @@ function normalised(value: unknown, attribute: EngineAttribute): unknown {
  * the object its raw value resolved to. A reference the export could not write yet (still a metaverse
  * id) is not confirmed.
  */
-export function changeConfirmed(change: StoredAttributeChange, attribute: SchemaAttribute, held: readonly unknown[], resolved: ReadonlyArray<string | null>): boolean {
+export function changeConfirmed(
+  change: StoredAttributeChange,
+  attribute: SchemaAttribute,
+  held: readonly unknown[],
+  resolved: ReadonlyArray<string | null>,
+): boolean {
   if (change.mv?.length && change.v.length < change.mv.length) return false;
   const engineAttribute: EngineAttribute = { id: attribute.id, name: attribute.name, type: attribute.type, plurality: attribute.plurality };
-  const positions = held.map((raw, i) => ({ raw: normalised(raw, engineAttribute), id: resolved[i] ?? null })).filter((p) => p.raw !== null);
+  const positions = held
+    .map((raw, i) => ({ raw: normalised(raw, engineAttribute), id: resolved[i] ?? null }))
+    .filter((p) => p.raw !== null);
   const staged = change.v.map((v) => normalised(v, engineAttribute)).filter((v) => v !== null);
   const matches = (p: { raw: unknown; id: string | null }, v: unknown) => sameValue(p.raw, v) || (p.id !== null && sameValue(p.id, v));
   const present = (v: unknown) => positions.some((p) => matches(p, v));
@@ -109,7 +124,13 @@ export function planConfirmations(page: readonly ExportedPendingExport[], schema
       target.changes = [...target.changes, ...missing.filter((c) => !touched.has(c.a))];
       plan.remove.push(pe.id);
     } else {
-      const update: PendingExportConfirmationUpdate = { id: pe.id, status: PendingExportStatus.Pending, changes: missing, confirmationAttempts: attempts, lastError };
+      const update: PendingExportConfirmationUpdate = {
+        id: pe.id,
+        status: PendingExportStatus.Pending,
+        changes: missing,
+        confirmationAttempts: attempts,
+        lastError,
+      };
       open.set(pe.csoId, update);
       plan.updates.push(update);
     }
@@ -118,7 +139,12 @@ export function planConfirmations(page: readonly ExportedPendingExport[], schema
   return plan;
 }
 
-function describeUnconfirmed(pe: ExportedPendingExport, missing: readonly StoredAttributeChange[], schema: SystemSchema, attempts: number): string {
+function describeUnconfirmed(
+  pe: ExportedPendingExport,
+  missing: readonly StoredAttributeChange[],
+  schema: SystemSchema,
+  attempts: number,
+): string {
   if (pe.changeType === PendingExportChangeType.Delete) return `Import ${attempts} still found the object deleted by the export.`;
   if (pe.csoStatus !== ConnectorSpaceObjectStatus.Normal) return `Import ${attempts} did not find the exported object.`;
   const names = missing.map((c) => `"${schema.attribute(c.a)?.name ?? c.a}"`).join(', ');
@@ -141,17 +167,24 @@ export async function confirmExports(ctx: RunContext, store: ImportStore, schema
     for (const d of plan.decisions) {
       const pe = d.pendingExport;
       const about = {
-        externalIdValue: pe.externalId, displayName: pe.displayName, objectType: schema.typeById(pe.objectTypeId)?.name ?? null, connectedSystemObjectId: pe.csoId,
+        externalIdValue: pe.externalId,
+        displayName: pe.displayName,
+        objectType: schema.typeById(pe.objectTypeId)?.name ?? null,
+        connectedSystemObjectId: pe.csoId,
       };
       if (d.result === 'Confirmed') {
         confirmed++;
         ctx.item({ ...about, objectChangeType: ObjectChangeType.NoChange, outcomes: { [SyncOutcome.ExportConfirmed]: 1 } });
       } else if (d.result === 'Failed') {
-        ctx.error(ExecutionErrorType.ExportNotConfirmed,
-          `${describeUnconfirmed(pe, d.unconfirmed, schema, d.attempts)} The export was not confirmed after ${d.attempts} import(s) and is marked Failed.`, about);
+        ctx.error(
+          ExecutionErrorType.ExportNotConfirmed,
+          `${describeUnconfirmed(pe, d.unconfirmed, schema, d.attempts)} The export was not confirmed after ${d.attempts} import(s) and is marked Failed.`,
+          about,
+        );
       } else {
         ctx.item({
-          ...about, objectChangeType: ObjectChangeType.NoChange,
+          ...about,
+          objectChangeType: ObjectChangeType.NoChange,
           errorMessage: `${describeUnconfirmed(pe, d.unconfirmed, schema, d.attempts)} The change(s) go back to be exported again (confirmation attempt ${d.attempts} of ${maxRetries}).`,
         });
       }

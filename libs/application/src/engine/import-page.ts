@@ -76,7 +76,10 @@ export class ImportPagePreparer {
       if (!type.externalId) continue;
       const displayName = DISPLAY_NAME_ATTRIBUTES.map((n) => type.byName.get(n)).find((a) => a && a.type === 'String') ?? null;
       this.plans.set(type.id, {
-        type, externalId: type.externalId, secondaryExternalId: type.secondaryExternalId, displayName,
+        type,
+        externalId: type.externalId,
+        secondaryExternalId: type.secondaryExternalId,
+        displayName,
         byName: new Map(type.attributes.map((a) => [a.name, planned(a)])),
       });
     }
@@ -86,8 +89,11 @@ export class ImportPagePreparer {
     const out: PreparedPage = { accepted: [], duplicateKeys: [], problems: [], identified: 0 };
     for (const e of page.errors) {
       out.problems.push({
-        errorType: e.errorType || ExecutionErrorType.ConnectorError, message: e.source ? `${e.message} (${e.source})` : e.message,
-        externalId: e.externalId ?? null, displayName: null, objectType: null,
+        errorType: e.errorType || ExecutionErrorType.ConnectorError,
+        message: e.source ? `${e.message} (${e.source})` : e.message,
+        externalId: e.externalId ?? null,
+        displayName: null,
+        objectType: null,
       });
     }
     // Key → position in `accepted`, or -1 once the key was met twice (both are rejected, no random winner).
@@ -128,7 +134,10 @@ export class ImportPagePreparer {
     const plan = type ? this.plans.get(type.id) : undefined;
     if (!type || !plan) {
       problems.push({
-        errorType: ExecutionErrorType.CouldNotMatchObjectType, externalId: null, displayName: null, objectType: raw.objectType ?? null,
+        errorType: ExecutionErrorType.CouldNotMatchObjectType,
+        externalId: null,
+        displayName: null,
+        objectType: raw.objectType ?? null,
         message: type
           ? `Object type "${type.name}" has no external ID attribute selected, so its objects cannot be imported${where}.`
           : `Object type "${String(raw.objectType)}" is not among the selected object types of "${this.schema.system.name}"${where}.`,
@@ -148,13 +157,23 @@ export class ImportPagePreparer {
       if (converted.values.length) attributes[entry.key] = converted.values;
       if (converted.tooMany) {
         invalid.push(attribute.name);
-        valueErrors.push(this.valueProblem(type, `Attribute "${attribute.name}" is single-valued but ${Array.isArray(value) ? value.length : 'several'} values were given; the object is imported without it${where}.`));
+        valueErrors.push(
+          this.valueProblem(
+            type,
+            `Attribute "${attribute.name}" is single-valued but ${Array.isArray(value) ? value.length : 'several'} values were given; the object is imported without it${where}.`,
+          ),
+        );
       } else if (converted.invalid.length) {
         invalid.push(attribute.name);
         const shown = converted.invalid.map((v) => `"${v}"`).join(', ');
-        valueErrors.push(this.valueProblem(type, converted.invalid.length === 1
-          ? `Value ${shown} of attribute "${attribute.name}" is not a valid ${attribute.type}; the object is imported without it${where}.`
-          : `Values ${shown} of attribute "${attribute.name}" are not valid ${attribute.type} values; the object is imported without them${where}.`));
+        valueErrors.push(
+          this.valueProblem(
+            type,
+            converted.invalid.length === 1
+              ? `Value ${shown} of attribute "${attribute.name}" is not a valid ${attribute.type}; the object is imported without it${where}.`
+              : `Values ${shown} of attribute "${attribute.name}" are not valid ${attribute.type} values; the object is imported without them${where}.`,
+          ),
+        );
       }
     }
     const externalIdValue = attributes[String(plan.externalId.id)]?.[0];
@@ -162,7 +181,10 @@ export class ImportPagePreparer {
     if (externalIdValue === undefined || String(externalIdValue).trim() === '') {
       const why = invalid.includes(plan.externalId.name) ? 'has no valid value' : 'has no value';
       problems.push({
-        errorType: ExecutionErrorType.MissingExternalIdAttributeValue, externalId: null, displayName, objectType: type.name,
+        errorType: ExecutionErrorType.MissingExternalIdAttributeValue,
+        externalId: null,
+        displayName,
+        objectType: type.name,
         message: `The external ID attribute "${plan.externalId.name}" ${why}, so the object cannot be imported${where}.`,
       });
       return null;
@@ -174,7 +196,10 @@ export class ImportPagePreparer {
     }
     const change = raw.change === 'Delete' ? 'Delete' : 'Upsert';
     const input: ConnectorSpaceObjectInput = {
-      connectedSystemId: this.schema.system.id, objectTypeId: type.id, externalId, displayName,
+      connectedSystemId: this.schema.system.id,
+      objectTypeId: type.id,
+      externalId,
+      displayName,
       secondaryExternalId: plan.secondaryExternalId ? textOf(attributes[String(plan.secondaryExternalId.id)]?.[0]) : null,
       attributes,
     };
@@ -200,11 +225,17 @@ export class ImportPagePreparer {
 }
 
 /** The DuplicateObject problem of one occurrence of a repeated external ID. */
-export function duplicateProblem(object: Pick<AcceptedObject, 'externalId' | 'displayName' | 'source'> & { type: { name: string } }): ImportProblem {
+export function duplicateProblem(
+  object: Pick<AcceptedObject, 'externalId' | 'displayName' | 'source'> & { type: { name: string } },
+): ImportProblem {
   return {
-    errorType: ExecutionErrorType.DuplicateObject, externalId: object.externalId, displayName: object.displayName, objectType: object.type.name,
-    message: `External ID "${describeRaw(object.externalId)}" occurs more than once in this import${object.source ? ` (this occurrence: ${object.source})` : ''}; `
-      + 'every occurrence is rejected, and the connector space keeps what it held for it before this import.',
+    errorType: ExecutionErrorType.DuplicateObject,
+    externalId: object.externalId,
+    displayName: object.displayName,
+    objectType: object.type.name,
+    message:
+      `External ID "${describeRaw(object.externalId)}" occurs more than once in this import${object.source ? ` (this occurrence: ${object.source})` : ''}; ` +
+      'every occurrence is rejected, and the connector space keeps what it held for it before this import.',
   };
 }
 

@@ -17,9 +17,19 @@ export interface ReferenceResolutionResult {
  * error type (outcome `UnresolvedReference:<values>`) and one run warning; `Ignore` → nothing. The
  * value stays unresolved (null) and is tried again by every later import.
  */
-export async function resolveImportReferences(ctx: RunContext, store: ImportStore, schema: SystemSchema, setting: string): Promise<ReferenceResolutionResult> {
-  const handling = setting === UnresolvedReferenceHandling.Error || setting === UnresolvedReferenceHandling.Ignore ? setting : UnresolvedReferenceHandling.Warn;
-  const attributes = schema.objectTypes.flatMap((t) => t.attributes.filter((a) => a.type === AttributeDataType.Reference).map((a) => ({ attributeId: a.id, objectTypeId: t.id })));
+export async function resolveImportReferences(
+  ctx: RunContext,
+  store: ImportStore,
+  schema: SystemSchema,
+  setting: string,
+): Promise<ReferenceResolutionResult> {
+  const handling =
+    setting === UnresolvedReferenceHandling.Error || setting === UnresolvedReferenceHandling.Ignore
+      ? setting
+      : UnresolvedReferenceHandling.Warn;
+  const attributes = schema.objectTypes.flatMap((t) =>
+    t.attributes.filter((a) => a.type === AttributeDataType.Reference).map((a) => ({ attributeId: a.id, objectTypeId: t.id })),
+  );
   const result: ReferenceResolutionResult = { changed: 0, unresolved: 0 };
   if (!attributes.length) return result;
   const targetTypeIds = schema.objectTypes.filter((t) => t.externalId).map((t) => t.id);
@@ -35,8 +45,10 @@ export async function resolveImportReferences(ctx: RunContext, store: ImportStor
     await ctx.pageDone(0);
   }
   if (result.unresolved && handling === UnresolvedReferenceHandling.Warn) {
-    ctx.warn(`${result.unresolved} object(s) of "${schema.system.name}" have reference values that match no object of the system (or several); `
-      + 'they stay unresolved until the objects they name are imported. See the execution items.');
+    ctx.warn(
+      `${result.unresolved} object(s) of "${schema.system.name}" have reference values that match no object of the system (or several); ` +
+        'they stay unresolved until the objects they name are imported. See the execution items.',
+    );
   }
   return result;
 }
@@ -46,7 +58,18 @@ function report(ctx: RunContext, schema: SystemSchema, u: UnresolvedReferences, 
   const more = u.count > u.examples.length ? ` and ${u.count - u.examples.length} more` : '';
   const why = u.ambiguous ? 'match no object, or more than one object, of this system' : 'match no object of this system';
   const message = `Reference value${u.count === 1 ? '' : 's'} ${shown}${more} ${why}; left unresolved.`;
-  const about = { externalIdValue: u.externalId, displayName: u.displayName, objectType: schema.typeById(u.objectTypeId)?.name ?? null, connectedSystemObjectId: u.id };
+  const about = {
+    externalIdValue: u.externalId,
+    displayName: u.displayName,
+    objectType: schema.typeById(u.objectTypeId)?.name ?? null,
+    connectedSystemObjectId: u.id,
+  };
   if (handling === UnresolvedReferenceHandling.Error) ctx.error(ExecutionErrorType.UnresolvedReference, message, about);
-  else ctx.item({ ...about, objectChangeType: ObjectChangeType.NoChange, errorMessage: message, outcomes: { [ExecutionErrorType.UnresolvedReference]: u.count } });
+  else
+    ctx.item({
+      ...about,
+      objectChangeType: ObjectChangeType.NoChange,
+      errorMessage: message,
+      outcomes: { [ExecutionErrorType.UnresolvedReference]: u.count },
+    });
 }

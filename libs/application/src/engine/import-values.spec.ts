@@ -45,7 +45,15 @@ describe('import values', () => {
 });
 
 describe('confirming import comparison', () => {
-  const text: SchemaAttribute = { id: 1, objectTypeId: 1, name: 'mail', type: 'String', plurality: 'Multi', isExternalId: false, isSecondaryExternalId: false };
+  const text: SchemaAttribute = {
+    id: 1,
+    objectTypeId: 1,
+    name: 'mail',
+    type: 'String',
+    plurality: 'Multi',
+    isExternalId: false,
+    isSecondaryExternalId: false,
+  };
   const date: SchemaAttribute = { ...text, id: 2, name: 'end', type: 'DateTime', plurality: 'Single' };
   const ref: SchemaAttribute = { ...text, id: 3, name: 'member', type: 'Reference' };
 

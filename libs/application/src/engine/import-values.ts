@@ -46,7 +46,7 @@ export function toStoredValue(type: ConnectorAttributeType, raw: unknown): Conve
       return FALSE_WORDS.has(word) ? false : undefined;
     }
     case 'DateTime':
-      return typeof raw === 'string' ? normaliseDateTime(raw) ?? undefined : undefined;
+      return typeof raw === 'string' ? (normaliseDateTime(raw) ?? undefined) : undefined;
     case 'Guid': {
       const m = typeof raw === 'string' ? GUID.exec(raw.trim()) : null;
       return m ? m[1].toLowerCase() : undefined;
@@ -86,6 +86,6 @@ export function convertAttribute(type: ConnectorAttributeType, multi: boolean, r
 
 /** A raw value for a message: short, and visibly not a parse of it. */
 export function describeRaw(raw: unknown): string {
-  const text = typeof raw === 'string' ? raw : JSON.stringify(raw) ?? String(raw);
+  const text = typeof raw === 'string' ? raw : (JSON.stringify(raw) ?? String(raw));
   return text.length > 100 ? `${text.slice(0, 100)}…` : text;
 }

@@ -3,8 +3,16 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DomainError, ObjectChangeType, RunType, SettingKeys, SyncOutcome } from '@meridian/domain';
 import { ConnectorCapabilities, ConnectorContext, ConnectorRegistry, ImportPage, ImportSession } from '@meridian/connectors';
 import {
-  ConnectedSystemEntity, ConnectorSpaceObjectInput, ExistingConnectorSpaceObject, ImportClaimKey, ImportOutcome, ImportSeenKey, ImportSeenRecord, ImportStore,
-  planConnectorSpaceBatch, StatisticsStore,
+  ConnectedSystemEntity,
+  ConnectorSpaceObjectInput,
+  ExistingConnectorSpaceObject,
+  ImportClaimKey,
+  ImportOutcome,
+  ImportSeenKey,
+  ImportSeenRecord,
+  ImportStore,
+  planConnectorSpaceBatch,
+  StatisticsStore,
 } from '@meridian/persistence';
 import { Logger, LOGGER } from '@meridian/platform';
 import { DataSource } from 'typeorm';
@@ -42,7 +50,11 @@ const CHANGE_TYPES = {
   [SyncOutcome.Deleted]: ObjectChangeType.Delete,
 } as const;
 
-const COUNTERS = { [SyncOutcome.Added]: 'totalAdded', [SyncOutcome.Updated]: 'totalUpdated', [SyncOutcome.Deleted]: 'totalDeleted' } as const;
+const COUNTERS = {
+  [SyncOutcome.Added]: 'totalAdded',
+  [SyncOutcome.Updated]: 'totalUpdated',
+  [SyncOutcome.Deleted]: 'totalDeleted',
+} as const;
 
 /**
  * Full and delta import (DOMAIN.md §2.1; docs/engine.md "Import"): pages from the connector become
@@ -64,25 +76,40 @@ export class ImportRunner implements EngineRunner {
 
   async run(ctx: RunContext, system: ConnectedSystemEntity): Promise<string> {
     const connector = this.registry.find(system.connectorType);
-    if (!connector) throw DomainError.badRequest(`The ${system.connectorType} connector is not available in this version of Meridian, so "${system.name}" cannot be imported.`);
+    if (!connector)
+      throw DomainError.badRequest(
+        `The ${system.connectorType} connector is not available in this version of Meridian, so "${system.name}" cannot be imported.`,
+      );
     const schema = await SystemSchema.load(this.ds.manager, system);
     if (!schema.objectTypes.length) {
-      throw DomainError.badRequest(`"${system.name}" has no selected object type: import its schema and select the object types and attributes to synchronise first.`);
+      throw DomainError.badRequest(
+        `"${system.name}" has no selected object type: import its schema and select the object types and attributes to synchronise first.`,
+      );
     }
     const capabilities = capabilitiesOf(connector, system.settings);
     const mode = this.mode(ctx, system, capabilities);
     if (mode === 'Full' && !capabilities.fullImport) {
-      throw DomainError.badRequest(`The ${connector.type} connector cannot import with the settings of "${system.name}"${system.settings.mode ? ` (mode ${String(system.settings.mode)})` : ''}.`);
+      throw DomainError.badRequest(
+        `The ${connector.type} connector cannot import with the settings of "${system.name}"${system.settings.mode ? ` (mode ${String(system.settings.mode)})` : ''}.`,
+      );
     }
     const connectorContext = await this.contexts.build(system, { filePathOverride: ctx.info.filePath });
     connectorContext.schema = schema.toSelectedSchema();
-    this.logger.log({ level: 'debug', message: `Run ${ctx.activityId}: ${mode.toLowerCase()} import of "${system.name}" in pages of ${ctx.info.pageSize}.`, activityId: ctx.activityId });
+    this.logger.log({
+      level: 'debug',
+      message: `Run ${ctx.activityId}: ${mode.toLowerCase()} import of "${system.name}" in pages of ${ctx.info.pageSize}.`,
+      activityId: ctx.activityId,
+    });
 
     const store = new ImportStore(ctx.session, system.id);
     await store.begin();
-    const session = await this.fromConnector(system, connectorContext, async () => connector.import(connectorContext, {
-      mode, watermark: mode === 'Delta' ? system.deltaWatermark : null, pageSize: ctx.info.pageSize,
-    }));
+    const session = await this.fromConnector(system, connectorContext, async () =>
+      connector.import(connectorContext, {
+        mode,
+        watermark: mode === 'Delta' ? system.deltaWatermark : null,
+        pageSize: ctx.info.pageSize,
+      }),
+    );
     const identified = await ctx.phase('read', () => this.importPages(ctx, store, schema, session, connectorContext));
     // What the pages wrote changes the row counts the set-based steps below are planned with.
     await ctx.phase('statistics', () => new StatisticsStore(ctx.session).refresh(['connected_system_object', 'pending_export']));
@@ -95,21 +122,32 @@ export class ImportRunner implements EngineRunner {
     await store.end();
 
     const c = ctx.counters;
-    const what = ctx.info.runType === RunType.DeltaImport ? (mode === 'Delta' ? 'Delta import' : 'Delta import (run as a full import)') : 'Full import';
-    return `${what} of "${system.name}": ${ctx.processed} objects read, ${c.totalAdded} added, ${c.totalUpdated} updated, ${c.totalDeleted} deleted, `
-      + `${c.totalErrors} errors.${confirmed ? ` ${confirmed} export(s) confirmed.` : ''}`;
+    const what =
+      ctx.info.runType === RunType.DeltaImport
+        ? mode === 'Delta'
+          ? 'Delta import'
+          : 'Delta import (run as a full import)'
+        : 'Full import';
+    return (
+      `${what} of "${system.name}": ${ctx.processed} objects read, ${c.totalAdded} added, ${c.totalUpdated} updated, ${c.totalDeleted} deleted, ` +
+      `${c.totalErrors} errors.${confirmed ? ` ${confirmed} export(s) confirmed.` : ''}`
+    );
   }
 
   /** Delta only with a connector that can and a saved watermark (DOMAIN.md §2.1 rule 7); otherwise full, with a warning. */
   private mode(ctx: RunContext, system: ConnectedSystemEntity, capabilities: ConnectorCapabilities): ImportMode {
     if (ctx.info.runType !== RunType.DeltaImport) return 'Full';
     if (!capabilities.deltaImport) {
-      ctx.warn(`The ${system.connectorType} connector of "${system.name}" cannot import changes only, so this delta import ran as a full import.`);
+      ctx.warn(
+        `The ${system.connectorType} connector of "${system.name}" cannot import changes only, so this delta import ran as a full import.`,
+      );
       return 'Full';
     }
     if (!system.deltaWatermark) {
-      ctx.warn(`"${system.name}" has no delta watermark yet (no import has completed since delta import became possible), so this delta import ran as a full `
-        + 'import; the next delta import starts from the watermark it saved.');
+      ctx.warn(
+        `"${system.name}" has no delta watermark yet (no import has completed since delta import became possible), so this delta import ran as a full ` +
+          'import; the next delta import starts from the watermark it saved.',
+      );
       return 'Full';
     }
     return 'Delta';
@@ -120,7 +158,13 @@ export class ImportRunner implements EngineRunner {
    * The next page is read from the connector and prepared while the current one is written, so the
    * connector's work (parsing, converting, hashing) overlaps with the database's; at most two pages are held.
    */
-  private async importPages(ctx: RunContext, store: ImportStore, schema: SystemSchema, session: ImportSession, connectorContext: ConnectorContext): Promise<number> {
+  private async importPages(
+    ctx: RunContext,
+    store: ImportStore,
+    schema: SystemSchema,
+    session: ImportSession,
+    connectorContext: ConnectorContext,
+  ): Promise<number> {
     const preparer = new ImportPagePreparer(schema);
     const pages = session.pages()[Symbol.asyncIterator]();
     const read = async (): Promise<{ prepared: PreparedPage; read: number } | null> => {
@@ -164,7 +208,11 @@ export class ImportRunner implements EngineRunner {
   private async writePage(ctx: RunContext, store: ImportStore, schema: SystemSchema, prepared: PreparedPage): Promise<void> {
     const keyOf = (o: { objectTypeId: number; externalId: string }) => importKey(o.objectTypeId, o.externalId);
     const keys: ImportClaimKey[] = [
-      ...prepared.accepted.map((o): ImportClaimKey => ({ objectTypeId: o.type.id, externalId: o.externalId, kind: o.change === 'Delete' ? 'Delete' : 'Upsert' })),
+      ...prepared.accepted.map((o): ImportClaimKey => ({
+        objectTypeId: o.type.id,
+        externalId: o.externalId,
+        kind: o.change === 'Delete' ? 'Delete' : 'Upsert',
+      })),
       ...prepared.duplicateKeys.map((k): ImportClaimKey => ({ ...k, kind: 'Duplicate' })),
     ];
     const claim = await store.claim(keys);
@@ -202,7 +250,8 @@ export class ImportRunner implements EngineRunner {
       const obsoleted = await store.obsoleteByExternalId(deletes);
       if (changes.length || obsoleted.length) {
         const changed = new Map<string, { csoId: string; outcome: ImportOutcome }>(
-          changes.map((c) => [keyOf(c), { csoId: c.id, outcome: c.inserted ? SyncOutcome.Added : SyncOutcome.Updated }]));
+          changes.map((c) => [keyOf(c), { csoId: c.id, outcome: c.inserted ? SyncOutcome.Added : SyncOutcome.Updated }]),
+        );
         for (const o of obsoleted) changed.set(keyOf(o), { csoId: o.id, outcome: SyncOutcome.Deleted });
         for (const w of written) {
           const c = changed.get(importKey(w.object.type.id, w.object.externalId));
@@ -220,7 +269,15 @@ export class ImportRunner implements EngineRunner {
     ctx.counters.totalErrors -= undoneErrors;
     for (const r of undone) {
       if (r.outcome) ctx.counters[COUNTERS[r.outcome]]--;
-      this.problem(ctx, duplicateProblem({ externalId: r.externalId, displayName: null, source: null, type: schema.typeById(r.objectTypeId) ?? { name: '' } }));
+      this.problem(
+        ctx,
+        duplicateProblem({
+          externalId: r.externalId,
+          displayName: null,
+          source: null,
+          type: schema.typeById(r.objectTypeId) ?? { name: '' },
+        }),
+      );
     }
     for (const object of prepared.accepted) {
       if (repeated.has(importKey(object.type.id, object.externalId))) this.problem(ctx, duplicateProblem(object));
@@ -230,10 +287,14 @@ export class ImportRunner implements EngineRunner {
       const errors = w.object.valueErrors;
       if (!w.outcome && !errors.length) continue;
       ctx.item({
-        externalIdValue: w.object.externalId, displayName: w.object.displayName, objectType: w.object.type.name, connectedSystemObjectId: w.csoId,
+        externalIdValue: w.object.externalId,
+        displayName: w.object.displayName,
+        objectType: w.object.type.name,
+        connectedSystemObjectId: w.csoId,
         objectChangeType: w.outcome ? CHANGE_TYPES[w.outcome] : ObjectChangeType.NoChange,
         outcomes: w.outcome ? { [w.outcome]: 1 } : undefined,
-        errorType: errors[0]?.errorType ?? null, errorMessage: errors.length ? errors.map((e) => e.message).join(' ') : null,
+        errorType: errors[0]?.errorType ?? null,
+        errorMessage: errors.length ? errors.map((e) => e.message).join(' ') : null,
       });
     }
   }
@@ -244,8 +305,10 @@ export class ImportRunner implements EngineRunner {
    */
   private async obsoleteUnseen(ctx: RunContext, store: ImportStore, schema: SystemSchema, identified: number): Promise<void> {
     if (identified === 0) {
-      ctx.warn(`The full import of "${schema.system.name}" returned no objects, so nothing was marked obsolete: an empty or unreadable source must not `
-        + 'empty the connector space. If the source really is empty now, delete the objects from the connector space explicitly.');
+      ctx.warn(
+        `The full import of "${schema.system.name}" returned no objects, so nothing was marked obsolete: an empty or unreadable source must not ` +
+          'empty the connector space. If the source really is empty now, delete the objects from the connector space explicitly.',
+      );
       return;
     }
     const typeIds = schema.objectTypes.filter((t) => t.externalId).map((t) => t.id);
@@ -256,8 +319,12 @@ export class ImportRunner implements EngineRunner {
       for (const o of obsoleted) {
         ctx.counters.totalDeleted++;
         ctx.item({
-          externalIdValue: o.externalId, displayName: o.displayName, objectType: schema.typeById(o.objectTypeId)?.name ?? null, connectedSystemObjectId: o.id,
-          objectChangeType: ObjectChangeType.Delete, outcomes: { [SyncOutcome.Deleted]: 1 },
+          externalIdValue: o.externalId,
+          displayName: o.displayName,
+          objectType: schema.typeById(o.objectTypeId)?.name ?? null,
+          connectedSystemObjectId: o.id,
+          objectChangeType: ObjectChangeType.Delete,
+          outcomes: { [SyncOutcome.Deleted]: 1 },
         });
       }
       if (last === null) break;
@@ -269,8 +336,12 @@ export class ImportRunner implements EngineRunner {
 
   private problem(ctx: RunContext, p: ImportProblem): void {
     ctx.item({
-      externalIdValue: p.externalId, displayName: p.displayName, objectType: p.objectType, objectChangeType: ObjectChangeType.NoChange,
-      errorType: p.errorType, errorMessage: p.message,
+      externalIdValue: p.externalId,
+      displayName: p.displayName,
+      objectType: p.objectType,
+      objectChangeType: ObjectChangeType.NoChange,
+      errorType: p.errorType,
+      errorMessage: p.message,
     });
   }
 

@@ -18,7 +18,10 @@ export const PENDING_DELETION_BATCH_SIZE = 500;
  */
 @Injectable()
 export class PendingDeletionsProcessor {
-  constructor(@InjectDataSource() private readonly ds: DataSource, @Inject(LOGGER) private readonly logger: Logger) {}
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
 
   async deleteExpired(): Promise<number> {
     return BulkSession.with(this.ds, async (session) => {
@@ -26,9 +29,16 @@ export class PendingDeletionsProcessor {
       const first = await store.expiredPendingDeletions(PENDING_DELETION_BATCH_SIZE);
       if (!first.length) return 0;
       const activity = await this.ds.getRepository(ActivityEntity).save({
-        status: ActivityStatus.InProgress, targetType: ActivityTargetType.MetaverseObject, targetOperationType: ActivityOperationType.Delete,
-        targetName: 'Pending deletions', message: 'Deleting metaverse objects whose deletion grace period has passed.',
-        initiatedByType: InitiatedByType.System, initiatedByName: 'Housekeeping', executed: new Date(), claimedAt: new Date(), heartbeatAt: new Date(),
+        status: ActivityStatus.InProgress,
+        targetType: ActivityTargetType.MetaverseObject,
+        targetOperationType: ActivityOperationType.Delete,
+        targetName: 'Pending deletions',
+        message: 'Deleting metaverse objects whose deletion grace period has passed.',
+        initiatedByType: InitiatedByType.System,
+        initiatedByName: 'Housekeeping',
+        executed: new Date(),
+        claimedAt: new Date(),
+        heartbeatAt: new Date(),
       });
       const runs = new RunStore(session);
       const lock = await new RunLockStore(session).acquire(activity.id, [metaverseLockKey]);
@@ -37,25 +47,54 @@ export class PendingDeletionsProcessor {
         await this.ds.getRepository(ActivityEntity).delete({ id: activity.id });
         return 0;
       }
-      const ctx = new RunContext({ activityId: activity.id, connectedSystemId: 0, connectedSystemName: '', runType: RunType.FullSynchronisation,
-        pageSize: PENDING_DELETION_BATCH_SIZE, filePath: null }, session);
+      const ctx = new RunContext(
+        {
+          activityId: activity.id,
+          connectedSystemId: 0,
+          connectedSystemName: '',
+          runType: RunType.FullSynchronisation,
+          pageSize: PENDING_DELETION_BATCH_SIZE,
+          filePath: null,
+        },
+        session,
+      );
       let deleted = 0;
       try {
         const cfg = await SyncConfiguration.load(this.ds.manager);
         let batch = first;
         while (batch.length) {
-          deleted += await session.transaction(() => new SyncPage(cfg, store, ctx, 0, new Date(), false, false).deleteMetaverseObjects(batch));
+          deleted += await session.transaction(() =>
+            new SyncPage(cfg, store, ctx, 0, new Date(), false, false).deleteMetaverseObjects(batch),
+          );
           await ctx.pageDone(batch.length);
           batch = await store.expiredPendingDeletions(PENDING_DELETION_BATCH_SIZE);
         }
-        await runs.finish(activity.id, {
-          status: ctx.outcomeStatus(), objectsProcessed: deleted, objectsToProcess: deleted, counters: ctx.counters,
-          message: `${deleted} metaverse object(s) deleted after their deletion grace period; ${ctx.counters.totalPendingExports} pending export(s) staged.`,
-        }, () => ctx.flushItems());
+        await runs.finish(
+          activity.id,
+          {
+            status: ctx.outcomeStatus(),
+            objectsProcessed: deleted,
+            objectsToProcess: deleted,
+            counters: ctx.counters,
+            message: `${deleted} metaverse object(s) deleted after their deletion grace period; ${ctx.counters.totalPendingExports} pending export(s) staged.`,
+          },
+          () => ctx.flushItems(),
+        );
       } catch (e) {
         const reason = e instanceof Error ? e.message : String(e);
-        this.logger.log({ level: 'error', message: `Deleting expired pending deletions failed: ${reason}`, activityId: activity.id, error: e });
-        await runs.finish(activity.id, { status: ActivityStatus.FailedWithError, objectsProcessed: deleted, counters: ctx.counters, message: `Failed: ${reason}`, errorMessage: reason });
+        this.logger.log({
+          level: 'error',
+          message: `Deleting expired pending deletions failed: ${reason}`,
+          activityId: activity.id,
+          error: e,
+        });
+        await runs.finish(activity.id, {
+          status: ActivityStatus.FailedWithError,
+          objectsProcessed: deleted,
+          counters: ctx.counters,
+          message: `Failed: ${reason}`,
+          errorMessage: reason,
+        });
       }
       return deleted;
     });

@@ -66,7 +66,11 @@ export class RunContext {
     this.items.push({ ...rest, outcomeSummary: outcomes ? formatOutcomeSummary(outcomes) : null });
   }
 
-  error(errorType: ExecutionErrorType, message: string, about: Omit<RunItem, 'errorType' | 'errorMessage' | 'objectChangeType'> & { objectChangeType?: string }): void {
+  error(
+    errorType: ExecutionErrorType,
+    message: string,
+    about: Omit<RunItem, 'errorType' | 'errorMessage' | 'objectChangeType'> & { objectChangeType?: string },
+  ): void {
     this.item({ objectChangeType: about.objectChangeType ?? 'Error', ...about, errorType, errorMessage: message });
   }
 
@@ -112,7 +116,10 @@ export class RunContext {
       this.lastProgressAt = this.now();
       await this.flushItems();
       const { cancelRequested } = await store.progress(this.info.activityId, {
-        objectsProcessed: this.processed, objectsToProcess: this.toProcess ?? undefined, message: this.message, counters: this.counters,
+        objectsProcessed: this.processed,
+        objectsToProcess: this.toProcess ?? undefined,
+        message: this.message,
+        counters: this.counters,
       });
       if (cancelRequested) throw new RunCancelledError();
     } else if (await store.cancelRequested(this.info.activityId)) {

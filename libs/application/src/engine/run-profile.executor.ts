@@ -2,7 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ActivityStatus, DomainError, parseRunType, RunType, SettingKeys } from '@meridian/domain';
 import {
-  BulkSession, ConnectedSystemEntity, connectedSystemLockKey, metaverseLockKey, RunLockStore, RunStore, StatisticsStore,
+  BulkSession,
+  ConnectedSystemEntity,
+  connectedSystemLockKey,
+  metaverseLockKey,
+  RunLockStore,
+  RunStore,
+  StatisticsStore,
 } from '@meridian/persistence';
 import { Logger, LOGGER } from '@meridian/platform';
 import { DataSource } from 'typeorm';
@@ -11,10 +17,7 @@ import { deletionActivityId } from '../connected-systems/connected-system.store'
 import { RunCancelledError, RunContext } from './run-context';
 import { ENGINE_RUNNERS, EngineRunner } from './engine-runner';
 
-export type ExecuteOutcome =
-  | { state: 'done'; status: ActivityStatus }
-  | { state: 'not-claimed' }
-  | { state: 'waiting'; message: string };
+export type ExecuteOutcome = { state: 'done'; status: ActivityStatus } | { state: 'not-claimed' } | { state: 'waiting'; message: string };
 
 const HEARTBEAT_INTERVAL_MS = 10_000;
 
@@ -43,14 +46,20 @@ export class RunProfileExecutor {
         return { state: 'done', status: ActivityStatus.Cancelled };
       }
       const runType = parseRunType(activity.runType);
-      const system = activity.connectedSystemId ? await this.ds.getRepository(ConnectedSystemEntity).findOneBy({ id: activity.connectedSystemId }) : null;
+      const system = activity.connectedSystemId
+        ? await this.ds.getRepository(ConnectedSystemEntity).findOneBy({ id: activity.connectedSystemId })
+        : null;
       if (!system || !runType || !activity.runProfileId) {
         await runs.refuse(activityId, ActivityStatus.FailedWithError, 'The run profile or its connected system no longer exists.');
         return { state: 'done', status: ActivityStatus.FailedWithError };
       }
       const deletion = await deletionActivityId(this.ds.manager, system.id);
       if (deletion) {
-        await runs.refuse(activityId, ActivityStatus.FailedWithError, `Connected system "${system.name}" is being deleted (activity ${deletion}); the run did not start.`);
+        await runs.refuse(
+          activityId,
+          ActivityStatus.FailedWithError,
+          `Connected system "${system.name}" is being deleted (activity ${deletion}); the run did not start.`,
+        );
         return { state: 'done', status: ActivityStatus.FailedWithError };
       }
       const keys = [connectedSystemLockKey(system.id)];
@@ -66,11 +75,20 @@ export class RunProfileExecutor {
       if (!(await runs.claim(activityId, worker))) return { state: 'not-claimed' };
       const runner = this.runners.find((r) => r.runTypes.includes(runType));
       const pageSize = activity.pageSize ?? (Number(await this.settings.effective(SettingKeys.SyncPageSize)) || 1000);
-      const ctx = new RunContext({
-        activityId, connectedSystemId: system.id, connectedSystemName: system.name, runType, pageSize, filePath: activity.filePath,
-      }, session);
+      const ctx = new RunContext(
+        {
+          activityId,
+          connectedSystemId: system.id,
+          connectedSystemName: system.name,
+          runType,
+          pageSize,
+          filePath: activity.filePath,
+        },
+        session,
+      );
       const heartbeat = setInterval(() => {
-        this.ds.query(`UPDATE activity SET heartbeat_at = now() WHERE id = $1 AND status = $2`, [activityId, ActivityStatus.InProgress])
+        this.ds
+          .query(`UPDATE activity SET heartbeat_at = now() WHERE id = $1 AND status = $2`, [activityId, ActivityStatus.InProgress])
           .catch((e: Error) => this.logger.log({ level: 'warning', message: `Heartbeat of activity ${activityId} failed: ${e.message}` }));
       }, HEARTBEAT_INTERVAL_MS);
       heartbeat.unref();
@@ -79,27 +97,53 @@ export class RunProfileExecutor {
         // Statistics that earlier runs made stale (bulk writes) are refreshed before this run plans its pages.
         await ctx.phase('statistics', () => new StatisticsStore(session).refresh());
         const summary = await runner.run(ctx, system);
-        const status = await runs.finish(activityId, {
-          status: ctx.outcomeStatus(), objectsProcessed: ctx.processed, objectsToProcess: ctx.toProcess ?? ctx.processed, counters: ctx.counters,
-          message: summary, warningMessage: ctx.warnings.join(' ') || null, executionStats: ctx.executionStats(),
-        }, () => ctx.flushItems());
-        this.logger.log({ level: 'information', message: `Run ${activityId} (${runType} of "${system.name}") ended ${status}: ${summary}`, activityId });
+        const status = await runs.finish(
+          activityId,
+          {
+            status: ctx.outcomeStatus(),
+            objectsProcessed: ctx.processed,
+            objectsToProcess: ctx.toProcess ?? ctx.processed,
+            counters: ctx.counters,
+            message: summary,
+            warningMessage: ctx.warnings.join(' ') || null,
+            executionStats: ctx.executionStats(),
+          },
+          () => ctx.flushItems(),
+        );
+        this.logger.log({
+          level: 'information',
+          message: `Run ${activityId} (${runType} of "${system.name}") ended ${status}: ${summary}`,
+          activityId,
+        });
         return { state: 'done', status };
       } catch (e) {
         const cancelled = e instanceof RunCancelledError;
         const reason = e instanceof Error ? e.message : String(e);
         if (!cancelled && !(e instanceof DomainError)) {
-          this.logger.log({ level: 'error', message: `Run ${activityId} (${runType} of "${system.name}") failed: ${reason}`, activityId, error: e });
+          this.logger.log({
+            level: 'error',
+            message: `Run ${activityId} (${runType} of "${system.name}") failed: ${reason}`,
+            activityId,
+            error: e,
+          });
         }
-        const status = await runs.finish(activityId, {
-          status: cancelled ? ActivityStatus.Cancelled : ActivityStatus.FailedWithError,
-          objectsProcessed: ctx.processed, objectsToProcess: ctx.toProcess ?? undefined, counters: ctx.counters,
-          message: cancelled ? `Cancelled after ${ctx.processed} object(s); what was committed stays, the next run continues from it.` : `Failed: ${reason}`,
-          warningMessage: ctx.warnings.join(' ') || null,
-          errorMessage: cancelled ? null : reason,
-          errorStackTrace: null,
-          executionStats: ctx.executionStats(),
-        }, () => ctx.flushItems());
+        const status = await runs.finish(
+          activityId,
+          {
+            status: cancelled ? ActivityStatus.Cancelled : ActivityStatus.FailedWithError,
+            objectsProcessed: ctx.processed,
+            objectsToProcess: ctx.toProcess ?? undefined,
+            counters: ctx.counters,
+            message: cancelled
+              ? `Cancelled after ${ctx.processed} object(s); what was committed stays, the next run continues from it.`
+              : `Failed: ${reason}`,
+            warningMessage: ctx.warnings.join(' ') || null,
+            errorMessage: cancelled ? null : reason,
+            errorStackTrace: null,
+            executionStats: ctx.executionStats(),
+          },
+          () => ctx.flushItems(),
+        );
         return { state: 'done', status };
       } finally {
         clearInterval(heartbeat);

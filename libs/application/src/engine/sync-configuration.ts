@@ -1,9 +1,22 @@
 import {
-  compileExpression, DeletionRule, DeletionTriggerMode, EngineAttribute, ExportRuleDef, ImportRuleDef, MappingSource, MetaverseTypeDef, ScopingGroup,
+  compileExpression,
+  DeletionRule,
+  DeletionTriggerMode,
+  EngineAttribute,
+  ExportRuleDef,
+  ImportRuleDef,
+  MappingSource,
+  MetaverseTypeDef,
+  ScopingGroup,
   SyncRuleDirection,
 } from '@meridian/domain';
 import {
-  ConnectedSystemEntity, MetaverseAttributeEntity, MetaverseObjectTypeEntity, SyncRuleEntity, SyncRuleMappingEntity, SyncRuleMappingSourceEntity,
+  ConnectedSystemEntity,
+  MetaverseAttributeEntity,
+  MetaverseObjectTypeEntity,
+  SyncRuleEntity,
+  SyncRuleMappingEntity,
+  SyncRuleMappingSourceEntity,
   SyncRuleMatchingRuleEntity,
 } from '@meridian/persistence';
 import { EntityManager, In } from 'typeorm';
@@ -34,7 +47,8 @@ export class SyncConfiguration {
       const key = `${r.systemId}:${r.csObjectTypeId}:${r.mvObjectTypeId}`;
       this.importRulesByType.set(key, [...(this.importRulesByType.get(key) ?? []), r]);
     }
-    for (const r of exportRules) this.exportRulesByMvType.set(r.mvObjectTypeId, [...(this.exportRulesByMvType.get(r.mvObjectTypeId) ?? []), r]);
+    for (const r of exportRules)
+      this.exportRulesByMvType.set(r.mvObjectTypeId, [...(this.exportRulesByMvType.get(r.mvObjectTypeId) ?? []), r]);
     this.mvAttributesByName = new Map([...mvAttributes.values()].map((a) => [a.name.toLowerCase(), a]));
     this.mvAttributeTypes = new Map([...mvAttributes.values()].map((a) => [a.id, a.type]));
   }
@@ -45,25 +59,34 @@ export class SyncConfiguration {
   static async load(m: EntityManager): Promise<SyncConfiguration> {
     const rules = await m.getRepository(SyncRuleEntity).find({ where: { enabled: true }, order: { id: 'ASC' } });
     const ruleIds = rules.map((r) => r.id);
-    const mappings = ruleIds.length ? await m.getRepository(SyncRuleMappingEntity).find({ where: { syncRuleId: In(ruleIds), enabled: true }, order: { id: 'ASC' } }) : [];
-    const sources = mappings.length
-      ? await m.getRepository(SyncRuleMappingSourceEntity).find({ where: { mappingId: In(mappings.map((x) => x.id)) }, order: { order: 'ASC', id: 'ASC' } })
+    const mappings = ruleIds.length
+      ? await m.getRepository(SyncRuleMappingEntity).find({ where: { syncRuleId: In(ruleIds), enabled: true }, order: { id: 'ASC' } })
       : [];
-    const matching = ruleIds.length ? await m.getRepository(SyncRuleMatchingRuleEntity).find({ where: { syncRuleId: In(ruleIds) }, order: { order: 'ASC', id: 'ASC' } }) : [];
+    const sources = mappings.length
+      ? await m
+          .getRepository(SyncRuleMappingSourceEntity)
+          .find({ where: { mappingId: In(mappings.map((x) => x.id)) }, order: { order: 'ASC', id: 'ASC' } })
+      : [];
+    const matching = ruleIds.length
+      ? await m.getRepository(SyncRuleMatchingRuleEntity).find({ where: { syncRuleId: In(ruleIds) }, order: { order: 'ASC', id: 'ASC' } })
+      : [];
     const types = await m.getRepository(MetaverseObjectTypeEntity).find();
     const attributes = await m.getRepository(MetaverseAttributeEntity).find();
 
     const compiled = new Map<string, ReturnType<typeof compileExpression>>();
-    const toSources = (mappingId: number): MappingSource[] => sources.filter((s) => s.mappingId === mappingId).map((s) => {
-      let expression = null;
-      if (s.expression) {
-        let result = compiled.get(s.expression);
-        if (!result) compiled.set(s.expression, result = compileExpression(s.expression));
-        // Expressions are validated when saved; one that no longer compiles (e.g. after an upgrade) flows nothing.
-        expression = result.ok ? result.expression : null;
-      }
-      return { attributeId: s.connectedSystemAttributeId ?? s.metaverseAttributeId ?? null, expression };
-    });
+    const toSources = (mappingId: number): MappingSource[] =>
+      sources
+        .filter((s) => s.mappingId === mappingId)
+        .map((s) => {
+          let expression = null;
+          if (s.expression) {
+            let result = compiled.get(s.expression);
+            if (!result) compiled.set(s.expression, (result = compileExpression(s.expression)));
+            // Expressions are validated when saved; one that no longer compiles (e.g. after an upgrade) flows nothing.
+            expression = result.ok ? result.expression : null;
+          }
+          return { attributeId: s.connectedSystemAttributeId ?? s.metaverseAttributeId ?? null, expression };
+        });
 
     const importRules: ImportRuleDef[] = [];
     const exportRules: ExportRuleDef[] = [];
@@ -71,31 +94,72 @@ export class SyncConfiguration {
       const own = mappings.filter((x) => x.syncRuleId === r.id);
       if (r.direction === SyncRuleDirection.Import) {
         importRules.push({
-          id: r.id, name: r.name, systemId: r.connectedSystemId, csObjectTypeId: r.connectedSystemObjectTypeId, mvObjectTypeId: r.metaverseObjectTypeId,
-          project: r.projectToMetaverse, scoping: r.scopingCriteria as ScopingGroup[], outOfScopeAction: r.inboundOutOfScopeAction,
-          mappings: own.filter((x) => x.targetMetaverseAttributeId !== null).map((x) => ({
-            id: x.id, ruleId: r.id, systemId: r.connectedSystemId, targetAttributeId: x.targetMetaverseAttributeId!, priority: x.priority,
-            nullIsValue: x.nullIsValue, sources: toSources(x.id),
-          })),
-          matchingRules: matching.filter((x) => x.syncRuleId === r.id).map((x) => ({
-            id: x.id, order: x.order, csAttributeIds: x.connectedSystemAttributeIds, mvAttributeId: x.metaverseAttributeId, caseSensitive: x.caseSensitive,
-          })),
+          id: r.id,
+          name: r.name,
+          systemId: r.connectedSystemId,
+          csObjectTypeId: r.connectedSystemObjectTypeId,
+          mvObjectTypeId: r.metaverseObjectTypeId,
+          project: r.projectToMetaverse,
+          scoping: r.scopingCriteria as ScopingGroup[],
+          outOfScopeAction: r.inboundOutOfScopeAction,
+          mappings: own
+            .filter((x) => x.targetMetaverseAttributeId !== null)
+            .map((x) => ({
+              id: x.id,
+              ruleId: r.id,
+              systemId: r.connectedSystemId,
+              targetAttributeId: x.targetMetaverseAttributeId!,
+              priority: x.priority,
+              nullIsValue: x.nullIsValue,
+              sources: toSources(x.id),
+            })),
+          matchingRules: matching
+            .filter((x) => x.syncRuleId === r.id)
+            .map((x) => ({
+              id: x.id,
+              order: x.order,
+              csAttributeIds: x.connectedSystemAttributeIds,
+              mvAttributeId: x.metaverseAttributeId,
+              caseSensitive: x.caseSensitive,
+            })),
         });
       } else {
         exportRules.push({
-          id: r.id, name: r.name, systemId: r.connectedSystemId, csObjectTypeId: r.connectedSystemObjectTypeId, mvObjectTypeId: r.metaverseObjectTypeId,
-          provision: r.provisionToConnectedSystem, scoping: r.scopingCriteria as ScopingGroup[], deprovisionAction: r.outboundDeprovisionAction,
-          mappings: own.filter((x) => x.targetConnectedSystemAttributeId !== null).map((x) => ({
-            id: x.id, targetAttributeId: x.targetConnectedSystemAttributeId!, initialExportOnly: x.initialExportOnly, sources: toSources(x.id),
-          })),
+          id: r.id,
+          name: r.name,
+          systemId: r.connectedSystemId,
+          csObjectTypeId: r.connectedSystemObjectTypeId,
+          mvObjectTypeId: r.metaverseObjectTypeId,
+          provision: r.provisionToConnectedSystem,
+          scoping: r.scopingCriteria as ScopingGroup[],
+          deprovisionAction: r.outboundDeprovisionAction,
+          mappings: own
+            .filter((x) => x.targetConnectedSystemAttributeId !== null)
+            .map((x) => ({
+              id: x.id,
+              targetAttributeId: x.targetConnectedSystemAttributeId!,
+              initialExportOnly: x.initialExportOnly,
+              sources: toSources(x.id),
+            })),
         });
       }
     }
-    const mvTypes = new Map<number, MetaverseTypeDef>(types.map((t) => [t.id, {
-      id: t.id, name: t.name, deletionRule: t.deletionRule as DeletionRule, deletionGracePeriodSeconds: t.deletionGracePeriodSeconds,
-      deletionTriggerConnectedSystemIds: t.deletionTriggerConnectedSystemIds ?? [], deletionTriggerMode: t.deletionTriggerMode as DeletionTriggerMode,
-    }]));
-    const mvAttributes = new Map<number, EngineAttribute>(attributes.map((a) => [a.id, { id: a.id, name: a.name, type: a.type, plurality: a.plurality as 'Single' | 'Multi' }]));
+    const mvTypes = new Map<number, MetaverseTypeDef>(
+      types.map((t) => [
+        t.id,
+        {
+          id: t.id,
+          name: t.name,
+          deletionRule: t.deletionRule as DeletionRule,
+          deletionGracePeriodSeconds: t.deletionGracePeriodSeconds,
+          deletionTriggerConnectedSystemIds: t.deletionTriggerConnectedSystemIds ?? [],
+          deletionTriggerMode: t.deletionTriggerMode as DeletionTriggerMode,
+        },
+      ]),
+    );
+    const mvAttributes = new Map<number, EngineAttribute>(
+      attributes.map((a) => [a.id, { id: a.id, name: a.name, type: a.type, plurality: a.plurality as 'Single' | 'Multi' }]),
+    );
     const byName = (name: string) => attributes.find((a) => a.name === name)?.id ?? null;
     const config = new SyncConfiguration(importRules, exportRules, mvTypes, mvAttributes, byName('Display Name'), byName('Account Name'));
 
@@ -112,7 +176,8 @@ export class SyncConfiguration {
     const schema = await SystemSchema.load(m, system);
     this.schemas.set(system.id, schema);
     const attrs = new Map<number, EngineAttribute>();
-    for (const t of schema.objectTypes) for (const a of t.attributes) attrs.set(a.id, { id: a.id, name: a.name, type: a.type, plurality: a.plurality });
+    for (const t of schema.objectTypes)
+      for (const a of t.attributes) attrs.set(a.id, { id: a.id, name: a.name, type: a.type, plurality: a.plurality });
     this.schemaAttributes.set(system.id, attrs);
     this.schemaAttributesByName.set(system.id, new Map([...attrs.values()].map((a) => [a.name.toLowerCase(), a])));
     return schema;
@@ -122,7 +187,8 @@ export class SyncConfiguration {
   importRulesOf(systemId: number, csObjectTypeId: number): ImportRuleDef[] {
     const key = `${systemId}:${csObjectTypeId}`;
     let rules = this.rulesByCsType.get(key);
-    if (!rules) this.rulesByCsType.set(key, rules = this.importRules.filter((r) => r.systemId === systemId && r.csObjectTypeId === csObjectTypeId));
+    if (!rules)
+      this.rulesByCsType.set(key, (rules = this.importRules.filter((r) => r.systemId === systemId && r.csObjectTypeId === csObjectTypeId)));
     return rules;
   }
 

@@ -1,10 +1,39 @@
 import {
-  AttributeDataType, computeMetaverseAttributes, MetaverseObjectOrigin, OutboundDeprovisionAction, ConnectorSpaceObjectStatus, Contributor, decideDeletion, displayNameFrom, EngineAttribute, evaluateExport, evaluateScoping,
-  ExecutionErrorType, ExportRuleDef, ImportRuleDef, InboundOutOfScopeAction, JoinType, matchingValues, ObjectChangeType, PendingExportChangeType,
-  StoredMetaverseAttributes, SyncOutcome, ValueView,
+  AttributeDataType,
+  computeMetaverseAttributes,
+  MetaverseObjectOrigin,
+  OutboundDeprovisionAction,
+  ConnectorSpaceObjectStatus,
+  Contributor,
+  decideDeletion,
+  displayNameFrom,
+  EngineAttribute,
+  evaluateExport,
+  evaluateScoping,
+  ExecutionErrorType,
+  ExportRuleDef,
+  ImportRuleDef,
+  InboundOutOfScopeAction,
+  JoinType,
+  matchingValues,
+  ObjectChangeType,
+  PendingExportChangeType,
+  StoredMetaverseAttributes,
+  SyncOutcome,
+  ValueView,
 } from '@meridian/domain';
 import {
-  JoinUpdate, MatchQuery, MetaverseObjectUpdate, NewConnectorObject, NewMetaverseObject, NewPendingExport, PendingExportRow, SyncCso, SyncMvo, SyncStore, uuidV7,
+  JoinUpdate,
+  MatchQuery,
+  MetaverseObjectUpdate,
+  NewConnectorObject,
+  NewMetaverseObject,
+  NewPendingExport,
+  PendingExportRow,
+  SyncCso,
+  SyncMvo,
+  SyncStore,
+  uuidV7,
 } from '@meridian/persistence';
 import { RunContext } from './run-context';
 import { SyncConfiguration } from './sync-configuration';
@@ -45,7 +74,10 @@ export class SyncPage {
   private readonly deleteCsos = new Set<string>();
   private readonly newCsos: NewConnectorObject[] = [];
   private readonly newPes: NewPendingExport[] = [];
-  private readonly updatedPes = new Map<string, { connectedSystemId: number; connectedSystemObjectId: string; attributeChanges: unknown[] }>();
+  private readonly updatedPes = new Map<
+    string,
+    { connectedSystemId: number; connectedSystemObjectId: string; attributeChanges: unknown[] }
+  >();
   private readonly deletedPes = new Set<string>();
   private pending = new Map<string, PendingExportRow>();
   private readonly projectedKeys = new Map<string, string>();
@@ -70,15 +102,20 @@ export class SyncPage {
     const byName = this.cfg.schemaAttributesByName.get(this.systemId);
     for (const cso of page) {
       const view = ValueView.ofConnectorObject(cso.attributes, attrs, byName);
-      const rules = cso.status === ConnectorSpaceObjectStatus.Normal
-        ? this.cfg.importRulesOf(this.systemId, cso.objectTypeId).filter((r) => evaluateScoping(r.scoping as never, view.scoping, this.now, this.types(attrs)))
-        : [];
+      const rules =
+        cso.status === ConnectorSpaceObjectStatus.Normal
+          ? this.cfg
+              .importRulesOf(this.systemId, cso.objectTypeId)
+              .filter((r) => evaluateScoping(r.scoping as never, view.scoping, this.now, this.types(attrs)))
+          : [];
       this.states.set(cso.id, { cso, rules, outcomes: new Map(), changeType: null, errors: [], deferred: false });
     }
 
     // The metaverse neighbourhood: objects joined to the page, and candidates found by the matching rules.
     const matches = await this.match(page);
-    await this.load([...new Set([...page.map((c) => c.metaverseObjectId).filter((x): x is string => !!x), ...[...matches.values()].flat()])]);
+    await this.load([
+      ...new Set([...page.map((c) => c.metaverseObjectId).filter((x): x is string => !!x), ...[...matches.values()].flat()]),
+    ]);
 
     for (const cso of page) this.decide(cso, matches.get(cso.id));
 
@@ -143,7 +180,7 @@ export class SyncPage {
   /** Attribute id → data type, for scoping (one map per schema). */
   private types(attrs: ReadonlyMap<number, EngineAttribute>): Map<number, string> {
     let types = this.typeMaps.get(attrs);
-    if (!types) this.typeMaps.set(attrs, types = new Map([...attrs.values()].map((a) => [a.id, a.type])));
+    if (!types) this.typeMaps.set(attrs, (types = new Map([...attrs.values()].map((a) => [a.id, a.type]))));
     return types;
   }
 
@@ -152,7 +189,9 @@ export class SyncPage {
     const result = new Map<string, string[]>();
     const attrs = this.cfg.schemaAttributes.get(this.systemId) ?? new Map();
     const pending = page.filter((c) => !c.metaverseObjectId && this.states.get(c.id)!.rules.length);
-    const plans = new Map(pending.map((c) => [c.id, this.states.get(c.id)!.rules.flatMap((r) => r.matchingRules.map((m) => ({ rule: r, m })))]));
+    const plans = new Map(
+      pending.map((c) => [c.id, this.states.get(c.id)!.rules.flatMap((r) => r.matchingRules.map((m) => ({ rule: r, m })))]),
+    );
     const rounds = Math.max(0, ...[...plans.values()].map((p) => p.length));
     let open = pending;
     for (let round = 0; round < rounds && open.length; round++) {
@@ -162,7 +201,13 @@ export class SyncPage {
         const step = plans.get(cso.id)![round];
         if (!step) return;
         for (const value of matchingValues(step.m, (id) => cso.attributes[String(id)] ?? [], attrs)) {
-          queries.push({ index, attributeId: step.m.mvAttributeId, typeId: step.rule.mvObjectTypeId, value, caseSensitive: step.m.caseSensitive });
+          queries.push({
+            index,
+            attributeId: step.m.mvAttributeId,
+            typeId: step.rule.mvObjectTypeId,
+            value,
+            caseSensitive: step.m.caseSensitive,
+          });
           asked.add(cso.id);
         }
       });
@@ -183,14 +228,27 @@ export class SyncPage {
     if (!wanted.length) return;
     for (const row of await this.store.metaverseObjects(wanted)) {
       this.mvos.set(row.id, {
-        row, isNew: false, attributes: row.attributes ?? {}, joinsChanged: false, attributesChanged: false, leaving: [], deleted: false, source: null,
+        row,
+        isNew: false,
+        attributes: row.attributes ?? {},
+        joinsChanged: false,
+        attributesChanged: false,
+        leaving: [],
+        deleted: false,
+        source: null,
       });
       this.joins.set(row.id, []);
     }
     // The page's own joined objects are in hand; only the other systems' are read.
     const wantedSet = new Set(wanted);
     const inHand = [...this.states.values()].map((s) => s.cso).filter((c) => c.metaverseObjectId && wantedSet.has(c.metaverseObjectId));
-    for (const cso of [...inHand, ...await this.store.joinedObjects(wanted, inHand.map((c) => c.id))]) {
+    for (const cso of [
+      ...inHand,
+      ...(await this.store.joinedObjects(
+        wanted,
+        inHand.map((c) => c.id),
+      )),
+    ]) {
       this.joins.get(cso.metaverseObjectId!)?.push(cso);
       this.csoToMvo.set(cso.id, cso.metaverseObjectId);
     }
@@ -226,7 +284,10 @@ export class SyncPage {
       mvo.leaving.push({ systemId: cso.connectedSystemId, keepValues });
       mvo.joinsChanged = true;
       mvo.source ??= cso.id;
-      this.joins.set(mvoId, (this.joins.get(mvoId) ?? []).filter((c) => c.id !== cso.id));
+      this.joins.set(
+        mvoId,
+        (this.joins.get(mvoId) ?? []).filter((c) => c.id !== cso.id),
+      );
     }
     cso.metaverseObjectId = null;
     cso.joinType = null;
@@ -246,7 +307,10 @@ export class SyncPage {
         if (mvo) {
           mvo.joinsChanged = true;
           mvo.source ??= cso.id;
-          this.joins.set(mvo.row.id, (this.joins.get(mvo.row.id) ?? []).filter((c) => c.id !== cso.id));
+          this.joins.set(
+            mvo.row.id,
+            (this.joins.get(mvo.row.id) ?? []).filter((c) => c.id !== cso.id),
+          );
         }
         this.csoToMvo.set(cso.id, null);
         this.outcome(state, SyncOutcome.Disconnected);
@@ -261,7 +325,11 @@ export class SyncPage {
       mvo.source ??= cso.id;
       const rulesForType = this.cfg.importRulesFor(this.systemId, cso.objectTypeId, mvo.row.typeId);
       const inScope = state.rules.filter((r) => r.mvObjectTypeId === mvo.row.typeId);
-      if (!inScope.length && rulesForType.length && !rulesForType.some((r) => r.outOfScopeAction === InboundOutOfScopeAction.RemainJoined)) {
+      if (
+        !inScope.length &&
+        rulesForType.length &&
+        !rulesForType.some((r) => r.outOfScopeAction === InboundOutOfScopeAction.RemainJoined)
+      ) {
         this.disconnect(cso, false);
         this.outcome(state, SyncOutcome.Disconnected);
         this.ctx.counters.totalDisconnected++;
@@ -271,15 +339,20 @@ export class SyncPage {
     }
     if (!state.rules.length) return;
     if (matched && matched.length > 1) {
-      state.errors.push({ errorType: ExecutionErrorType.AmbiguousMatch, message: `${matched.length} metaverse objects match this object (${matched.slice(0, 5).join(', ')}).` });
+      state.errors.push({
+        errorType: ExecutionErrorType.AmbiguousMatch,
+        message: `${matched.length} metaverse objects match this object (${matched.slice(0, 5).join(', ')}).`,
+      });
       return;
     }
     let target = matched?.[0] ?? this.projectedMatch(state);
     if (target) {
       const taken = (this.joins.get(target) ?? []).find((c) => c.connectedSystemId === this.systemId && c.id !== cso.id);
       if (taken) {
-        state.errors.push({ errorType: ExecutionErrorType.CouldNotJoinDueToExistingJoin,
-          message: `The matching metaverse object ${target} is already joined to ${taken.externalId ?? taken.id} of this connected system.` });
+        state.errors.push({
+          errorType: ExecutionErrorType.CouldNotJoinDueToExistingJoin,
+          message: `The matching metaverse object ${target} is already joined to ${taken.externalId ?? taken.id} of this connected system.`,
+        });
         return;
       }
       this.join(state, target, JoinType.Joined);
@@ -292,8 +365,22 @@ export class SyncPage {
     if (!projecting) return;
     target = uuidV7();
     this.mvos.set(target, {
-      row: { id: target, typeId: projecting.mvObjectTypeId, origin: MetaverseObjectOrigin.Projected, displayName: null, attributes: {}, lastConnectorDisconnectedDate: null, deletionEligibleDate: null },
-      isNew: true, attributes: {}, joinsChanged: true, attributesChanged: true, leaving: [], deleted: false, source: cso.id,
+      row: {
+        id: target,
+        typeId: projecting.mvObjectTypeId,
+        origin: MetaverseObjectOrigin.Projected,
+        displayName: null,
+        attributes: {},
+        lastConnectorDisconnectedDate: null,
+        deletionEligibleDate: null,
+      },
+      isNew: true,
+      attributes: {},
+      joinsChanged: true,
+      attributesChanged: true,
+      leaving: [],
+      deleted: false,
+      source: cso.id,
     });
     this.joins.set(target, []);
     this.join(state, target, JoinType.Projected);
@@ -314,8 +401,13 @@ export class SyncPage {
 
   private matchKeys(state: CsoState): string[] {
     const attrs = this.cfg.schemaAttributes.get(this.systemId) ?? new Map();
-    return state.rules.flatMap((r) => r.matchingRules.flatMap((m) =>
-      matchingValues(m, (id) => state.cso.attributes[String(id)] ?? [], attrs).map((v) => `${r.mvObjectTypeId}:${m.mvAttributeId}:${m.caseSensitive ? v : v.toLowerCase()}`)));
+    return state.rules.flatMap((r) =>
+      r.matchingRules.flatMap((m) =>
+        matchingValues(m, (id) => state.cso.attributes[String(id)] ?? [], attrs).map(
+          (v) => `${r.mvObjectTypeId}:${m.mvAttributeId}:${m.caseSensitive ? v : v.toLowerCase()}`,
+        ),
+      ),
+    );
   }
 
   /** Joins of the objects referenced by the contributors of the page's metaverse objects (references flow as metaverse ids). */
@@ -336,7 +428,9 @@ export class SyncPage {
     let rules = state?.rules;
     if (!rules) {
       const view = ValueView.ofConnectorObject(cso.attributes, attrs, this.cfg.schemaAttributesByName.get(cso.connectedSystemId));
-      rules = this.cfg.importRulesOf(cso.connectedSystemId, cso.objectTypeId).filter((r) => evaluateScoping(r.scoping as never, view.scoping, this.now, this.types(attrs)));
+      rules = this.cfg
+        .importRulesOf(cso.connectedSystemId, cso.objectTypeId)
+        .filter((r) => evaluateScoping(r.scoping as never, view.scoping, this.now, this.types(attrs)));
     }
     const own = rules.filter((r) => r.mvObjectTypeId === mvo.row.typeId);
     let deferredRefs = false;
@@ -358,7 +452,11 @@ export class SyncPage {
     const view = ValueView.ofConnectorObject(cso.attributes, attrs, this.cfg.schemaAttributesByName.get(cso.connectedSystemId));
     const anyRules = this.cfg.importRulesFor(cso.connectedSystemId, cso.objectTypeId, mvo.row.typeId);
     return {
-      systemId: cso.connectedSystemId, csoId: cso.id, rules: own, values, cs: view.expression,
+      systemId: cso.connectedSystemId,
+      csoId: cso.id,
+      rules: own,
+      values,
+      cs: view.expression,
       frozen: !own.length && anyRules.some((r) => r.outOfScopeAction === InboundOutOfScopeAction.RemainJoined),
       get deferredRefs() {
         return deferredRefs;
@@ -371,15 +469,22 @@ export class SyncPage {
     let current = mvo.attributes;
     if (deletedTargets) {
       // Values pointing at deleted objects go (including ones set through the API).
-      current = Object.fromEntries(Object.entries(current).map(([k, list]) => [k, list.filter((x) => !(typeof x.v === 'string' && deletedTargets.has(x.v)))])
-        .filter(([, list]) => list.length)) as StoredMetaverseAttributes;
+      current = Object.fromEntries(
+        Object.entries(current)
+          .map(([k, list]) => [k, list.filter((x) => !(typeof x.v === 'string' && deletedTargets.has(x.v)))])
+          .filter(([, list]) => list.length),
+      ) as StoredMetaverseAttributes;
     }
     const members = (this.joins.get(mvo.row.id) ?? []).filter((c) => c.status !== ConnectorSpaceObjectStatus.PendingProvisioning);
     const contributors = members.map((c) => this.contributor(c, mvo));
     const mvView = ValueView.ofMetaverseObject(current, this.cfg.mvAttributes, this.cfg.mvAttributesByName);
     const result = computeMetaverseAttributes({
-      current, attributes: this.cfg.mvAttributes, contributors, leaving: mvo.leaving,
-      frozenSystemIds: contributors.filter((c) => c.frozen).map((c) => c.systemId), mv: mvView.expression,
+      current,
+      attributes: this.cfg.mvAttributes,
+      contributors,
+      leaving: mvo.leaving,
+      frozenSystemIds: contributors.filter((c) => c.frozen).map((c) => c.systemId),
+      mv: mvView.expression,
     });
     for (const e of result.errors) {
       const state = this.states.get(e.csoId);
@@ -412,8 +517,11 @@ export class SyncPage {
       if (!type) continue;
       const remaining = this.joins.get(mvo.row.id) ?? [];
       const decision = decideDeletion({
-        type, origin: mvo.row.origin, remainingSystemIds: [...new Set(remaining.map((c) => c.connectedSystemId))],
-        disconnectedSystemIds: mvo.leaving.map((l) => l.systemId), now: this.now,
+        type,
+        origin: mvo.row.origin,
+        remainingSystemIds: [...new Set(remaining.map((c) => c.connectedSystemId))],
+        disconnectedSystemIds: mvo.leaving.map((l) => l.systemId),
+        now: this.now,
       });
       const source = mvo.source ? this.states.get(mvo.source) : undefined;
       if (decision.action === 'Pending' && !mvo.row.lastConnectorDisconnectedDate) {
@@ -434,7 +542,9 @@ export class SyncPage {
 
   /** A deleted metaverse object's remaining connector: a Delete export where its export rule says Delete, otherwise a disconnection. */
   private deprovision(cso: SyncCso, mvo: MvoState, source: CsoState | undefined): void {
-    const rule = this.cfg.exportRulesFor(mvo.row.typeId).find((r) => r.systemId === cso.connectedSystemId && r.csObjectTypeId === cso.objectTypeId);
+    const rule = this.cfg
+      .exportRulesFor(mvo.row.typeId)
+      .find((r) => r.systemId === cso.connectedSystemId && r.csObjectTypeId === cso.objectTypeId);
     if (cso.status === ConnectorSpaceObjectStatus.PendingProvisioning) {
       // Never exported: nothing exists in the system, whatever the rule says; its Create goes with it.
       this.deleteCsos.add(cso.id);
@@ -450,7 +560,13 @@ export class SyncPage {
   }
 
   private stageDelete(cso: SyncCso): void {
-    this.newPes.push({ id: uuidV7(), connectedSystemId: cso.connectedSystemId, connectedSystemObjectId: cso.id, changeType: PendingExportChangeType.Delete, attributeChanges: [] });
+    this.newPes.push({
+      id: uuidV7(),
+      connectedSystemId: cso.connectedSystemId,
+      connectedSystemObjectId: cso.id,
+      changeType: PendingExportChangeType.Delete,
+      attributeChanges: [],
+    });
     this.ctx.counters.totalPendingExports++;
     // Pending changes of the object are replaced by the deletion (loaded with the others before export evaluation).
     this.deleteStale.add(cso.id);
@@ -461,7 +577,8 @@ export class SyncPage {
     const evaluate = [...this.mvos.values()].filter((m) => !m.deleted && (this.full || m.isNew || m.attributesChanged || m.joinsChanged));
     const targetIds = new Set<string>(this.deleteStale);
     for (const mvo of evaluate) {
-      for (const c of this.joins.get(mvo.row.id) ?? []) if (this.cfg.isExportTarget(c.connectedSystemId, c.objectTypeId)) targetIds.add(c.id);
+      for (const c of this.joins.get(mvo.row.id) ?? [])
+        if (this.cfg.isExportTarget(c.connectedSystemId, c.objectTypeId)) targetIds.add(c.id);
     }
     this.pending = new Map((await this.store.pendingExports([...targetIds])).map((p) => [p.connectedSystemObjectId, p]));
     for (const csoId of this.deleteStale) {
@@ -475,7 +592,9 @@ export class SyncPage {
       for (const rule of this.cfg.exportRulesFor(mvo.row.typeId)) {
         const targetAttrs = this.cfg.schemaAttributes.get(rule.systemId);
         if (!targetAttrs) continue;
-        let targetCso = (this.joins.get(mvo.row.id) ?? []).find((c) => c.connectedSystemId === rule.systemId && c.objectTypeId === rule.csObjectTypeId);
+        let targetCso = (this.joins.get(mvo.row.id) ?? []).find(
+          (c) => c.connectedSystemId === rule.systemId && c.objectTypeId === rule.csObjectTypeId,
+        );
         const adopted = !targetCso ? adoptions.get(`${rule.id}:${mvo.row.id}`) : undefined;
         if (adopted && !this.joinUpdates.has(adopted.id)) {
           adopted.metaverseObjectId = mvo.row.id;
@@ -485,17 +604,28 @@ export class SyncPage {
           this.ctx.counters.totalJoined++;
           if (source) this.outcome(source, SyncOutcome.Joined);
         }
-        const pending = targetCso ? this.pending.get(targetCso.id) ?? null : null;
-        const targetView = targetCso ? ValueView.ofConnectorObject(targetCso.attributes, targetAttrs, this.cfg.schemaAttributesByName.get(rule.systemId)) : null;
+        const pending = targetCso ? (this.pending.get(targetCso.id) ?? null) : null;
+        const targetView = targetCso
+          ? ValueView.ofConnectorObject(targetCso.attributes, targetAttrs, this.cfg.schemaAttributesByName.get(rule.systemId))
+          : null;
         const { decision, errors } = evaluateExport({
-          rule, values: (id) => (mvo.attributes[String(id)] ?? []).map((x) => x.v), scoping: mvView.scoping, scopingTypes: this.cfg.mvAttributeTypes,
+          rule,
+          values: (id) => (mvo.attributes[String(id)] ?? []).map((x) => x.v),
+          scoping: mvView.scoping,
+          scopingTypes: this.cfg.mvAttributeTypes,
           context: { mv: mvView.expression, cs: targetView?.expression ?? null },
-          targetAttributes: targetAttrs, now: this.now,
-          target: targetCso ? {
-            csoId: targetCso.id, status: targetCso.status,
-            values: (id) => this.targetValues(targetCso!, id, targetAttrs),
-            pending: pending ? { changeType: pending.changeType as PendingExportChangeType, changes: pending.attributeChanges as never } : null,
-          } : null,
+          targetAttributes: targetAttrs,
+          now: this.now,
+          target: targetCso
+            ? {
+                csoId: targetCso.id,
+                status: targetCso.status,
+                values: (id) => this.targetValues(targetCso!, id, targetAttrs),
+                pending: pending
+                  ? { changeType: pending.changeType as PendingExportChangeType, changes: pending.attributeChanges as never }
+                  : null,
+              }
+            : null,
         });
         if (source) for (const e of errors) source.errors.push(e);
         this.applyExport(decision, rule, mvo, targetCso, pending, source);
@@ -506,21 +636,52 @@ export class SyncPage {
   /** Values the target holds; reference attributes as the metaverse objects their targets are joined to. */
   private targetValues(cso: SyncCso, attributeId: number, attrs: ReadonlyMap<number, EngineAttribute>): readonly unknown[] {
     if (attrs.get(attributeId)?.type === AttributeDataType.Reference) {
-      return (cso.resolvedReferences?.[String(attributeId)] ?? []).map((r) => (r ? this.csoToMvo.get(r) ?? null : null)).filter((x) => x);
+      return (cso.resolvedReferences?.[String(attributeId)] ?? []).map((r) => (r ? (this.csoToMvo.get(r) ?? null) : null)).filter((x) => x);
     }
     return cso.attributes[String(attributeId)] ?? [];
   }
 
-  private applyExport(decision: ReturnType<typeof evaluateExport>['decision'], rule: ExportRuleDef, mvo: MvoState, target: SyncCso | undefined,
-    pending: PendingExportRow | null, source: CsoState | undefined): void {
+  private applyExport(
+    decision: ReturnType<typeof evaluateExport>['decision'],
+    rule: ExportRuleDef,
+    mvo: MvoState,
+    target: SyncCso | undefined,
+    pending: PendingExportRow | null,
+    source: CsoState | undefined,
+  ): void {
     switch (decision.action) {
       case 'Provision': {
         const id = uuidV7();
-        const display = displayNameFrom(mvo.attributes[String(this.cfg.displayNameAttributeId)]?.[0]?.v, mvo.attributes[String(this.cfg.accountNameAttributeId)]?.[0]?.v);
-        this.newCsos.push({ id, connectedSystemId: rule.systemId, objectTypeId: rule.csObjectTypeId, displayName: display, metaverseObjectId: mvo.row.id });
-        this.newPes.push({ id: uuidV7(), connectedSystemId: rule.systemId, connectedSystemObjectId: id, changeType: PendingExportChangeType.Create, attributeChanges: decision.changes });
-        const placeholder: SyncCso = { id, connectedSystemId: rule.systemId, objectTypeId: rule.csObjectTypeId, externalId: null, displayName: display,
-          status: ConnectorSpaceObjectStatus.PendingProvisioning, attributes: {}, resolvedReferences: null, metaverseObjectId: mvo.row.id, joinType: JoinType.Provisioned };
+        const display = displayNameFrom(
+          mvo.attributes[String(this.cfg.displayNameAttributeId)]?.[0]?.v,
+          mvo.attributes[String(this.cfg.accountNameAttributeId)]?.[0]?.v,
+        );
+        this.newCsos.push({
+          id,
+          connectedSystemId: rule.systemId,
+          objectTypeId: rule.csObjectTypeId,
+          displayName: display,
+          metaverseObjectId: mvo.row.id,
+        });
+        this.newPes.push({
+          id: uuidV7(),
+          connectedSystemId: rule.systemId,
+          connectedSystemObjectId: id,
+          changeType: PendingExportChangeType.Create,
+          attributeChanges: decision.changes,
+        });
+        const placeholder: SyncCso = {
+          id,
+          connectedSystemId: rule.systemId,
+          objectTypeId: rule.csObjectTypeId,
+          externalId: null,
+          displayName: display,
+          status: ConnectorSpaceObjectStatus.PendingProvisioning,
+          attributes: {},
+          resolvedReferences: null,
+          metaverseObjectId: mvo.row.id,
+          joinType: JoinType.Provisioned,
+        };
         this.joins.get(mvo.row.id)!.push(placeholder);
         this.ctx.counters.totalProvisioned++;
         this.ctx.counters.totalPendingExports++;
@@ -532,8 +693,20 @@ export class SyncPage {
       }
       case 'Update':
         if (!target) return;
-        if (pending) this.updatedPes.set(pending.id, { connectedSystemId: rule.systemId, connectedSystemObjectId: target.id, attributeChanges: decision.changes });
-        else this.newPes.push({ id: uuidV7(), connectedSystemId: rule.systemId, connectedSystemObjectId: target.id, changeType: PendingExportChangeType.Update, attributeChanges: decision.changes });
+        if (pending)
+          this.updatedPes.set(pending.id, {
+            connectedSystemId: rule.systemId,
+            connectedSystemObjectId: target.id,
+            attributeChanges: decision.changes,
+          });
+        else
+          this.newPes.push({
+            id: uuidV7(),
+            connectedSystemId: rule.systemId,
+            connectedSystemObjectId: target.id,
+            changeType: PendingExportChangeType.Update,
+            attributeChanges: decision.changes,
+          });
         // A change merged into an export this run already staged is the same pending export, counted once.
         if (!pending || pending.created < this.ctx.startedAt) this.ctx.counters.totalPendingExports++;
         if (source) this.outcome(source, SyncOutcome.PendingExportCreated);
@@ -555,7 +728,10 @@ export class SyncPage {
         if (!target) return;
         if (pending) this.deletedPes.add(pending.id);
         this.deleteCsos.add(target.id);
-        this.joins.set(mvo.row.id, (this.joins.get(mvo.row.id) ?? []).filter((c) => c.id !== target.id));
+        this.joins.set(
+          mvo.row.id,
+          (this.joins.get(mvo.row.id) ?? []).filter((c) => c.id !== target.id),
+        );
         return;
       default:
     }
@@ -572,7 +748,9 @@ export class SyncPage {
     for (const mvo of evaluate) {
       for (const rule of this.cfg.exportRulesFor(mvo.row.typeId)) {
         if (!rule.provision) continue;
-        const joined = (this.joins.get(mvo.row.id) ?? []).some((c) => c.connectedSystemId === rule.systemId && c.objectTypeId === rule.csObjectTypeId);
+        const joined = (this.joins.get(mvo.row.id) ?? []).some(
+          (c) => c.connectedSystemId === rule.systemId && c.objectTypeId === rule.csObjectTypeId,
+        );
         if (joined) continue;
         const entry = byRule.get(rule.id) ?? { rule, mvos: [] };
         entry.mvos.push(mvo);
@@ -588,7 +766,8 @@ export class SyncPage {
           const wanted = new Map<string, MvoState>();
           for (const mvo of mvos) {
             if ([...out.keys()].includes(`${rule.id}:${mvo.row.id}`)) continue;
-            for (const x of mvo.attributes[String(m.mvAttributeId)] ?? []) if (x.v !== null && x.v !== undefined) wanted.set(String(x.v).toLowerCase(), mvo);
+            for (const x of mvo.attributes[String(m.mvAttributeId)] ?? [])
+              if (x.v !== null && x.v !== undefined) wanted.set(String(x.v).toLowerCase(), mvo);
           }
           if (!wanted.size) continue;
           for (const cso of await this.store.findUnjoined(rule.systemId, rule.csObjectTypeId, csAttributeId, [...wanted.keys()])) {
@@ -612,11 +791,19 @@ export class SyncPage {
         if (!mvo.isNew) deleted.push(mvo.row.id);
         continue;
       }
-      const displayName = displayNameFrom(mvo.attributes[String(this.cfg.displayNameAttributeId)]?.[0]?.v, mvo.attributes[String(this.cfg.accountNameAttributeId)]?.[0]?.v);
+      const displayName = displayNameFrom(
+        mvo.attributes[String(this.cfg.displayNameAttributeId)]?.[0]?.v,
+        mvo.attributes[String(this.cfg.accountNameAttributeId)]?.[0]?.v,
+      );
       if (mvo.isNew) inserts.push({ id: mvo.row.id, typeId: mvo.row.typeId, displayName, attributes: mvo.attributes });
       else if (mvo.attributesChanged) {
-        updates.push({ id: mvo.row.id, displayName, attributes: mvo.attributes, lastConnectorDisconnectedDate: mvo.row.lastConnectorDisconnectedDate,
-          deletionEligibleDate: mvo.row.deletionEligibleDate });
+        updates.push({
+          id: mvo.row.id,
+          displayName,
+          attributes: mvo.attributes,
+          lastConnectorDisconnectedDate: mvo.row.lastConnectorDisconnectedDate,
+          deletionEligibleDate: mvo.row.deletionEligibleDate,
+        });
       }
     }
     // A disconnected object that is deleted needs no join update.
@@ -632,7 +819,8 @@ export class SyncPage {
       let changed = false;
       for (const a of lookupAttributes) {
         const values = o.attributes[String(a)] ?? [];
-        if (!changed && JSON.stringify(values.map((x) => x.v)) !== JSON.stringify((before[String(a)] ?? []).map((x) => x.v))) changed = true;
+        if (!changed && JSON.stringify(values.map((x) => x.v)) !== JSON.stringify((before[String(a)] ?? []).map((x) => x.v)))
+          changed = true;
         for (const x of values) if (x.v !== null && x.v !== undefined) lookupRows.push([a, String(x.v), o.id]);
       }
       if (updatedIds.has(o.id) && changed) replaced.push(o.id);
@@ -650,7 +838,10 @@ export class SyncPage {
     await s.deleteMetaverseObjects(deleted);
     // Lookup rows only for new objects and objects whose looked-up values changed.
     const newIds = new Set(inserts.map((i) => i.id));
-    await s.writeLookups(replaced, lookupRows.filter(([, , o]) => newIds.has(o) || replacedSet.has(o)));
+    await s.writeLookups(
+      replaced,
+      lookupRows.filter(([, , o]) => newIds.has(o) || replacedSet.has(o)),
+    );
 
     for (const state of this.states.values()) this.record(state);
   }
@@ -663,12 +854,25 @@ export class SyncPage {
     const structural = [SyncOutcome.Projected, SyncOutcome.Joined, SyncOutcome.Disconnected].some((o) => state.outcomes.has(o));
     if (!structural && state.outcomes.has(SyncOutcome.AttributeFlow)) this.ctx.counters.totalAttributeFlows++;
     const type = this.cfg.schemas.get(this.systemId)?.typeById(cso.objectTypeId)?.name ?? null;
-    const about = { externalIdValue: cso.externalId, displayName: cso.displayName, objectType: type, connectedSystemObjectId: cso.id,
-      metaverseObjectId: cso.metaverseObjectId };
+    const about = {
+      externalIdValue: cso.externalId,
+      displayName: cso.displayName,
+      objectType: type,
+      connectedSystemObjectId: cso.id,
+      metaverseObjectId: cso.metaverseObjectId,
+    };
     if (state.errors.length) {
       const [first, ...rest] = state.errors;
-      this.ctx.item({ ...about, objectChangeType: state.changeType ?? ObjectChangeType.NoChange, errorType: first.errorType,
-        errorMessage: [first, ...rest].map((e) => e.message).join(' ').slice(0, 4000), outcomes: state.outcomes.size ? state.outcomes : undefined });
+      this.ctx.item({
+        ...about,
+        objectChangeType: state.changeType ?? ObjectChangeType.NoChange,
+        errorType: first.errorType,
+        errorMessage: [first, ...rest]
+          .map((e) => e.message)
+          .join(' ')
+          .slice(0, 4000),
+        outcomes: state.outcomes.size ? state.outcomes : undefined,
+      });
       return;
     }
     if (state.outcomes.size) {

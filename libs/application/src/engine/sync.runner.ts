@@ -20,7 +20,10 @@ import { SyncPage } from './sync-page';
 export class SyncRunner implements EngineRunner {
   readonly runTypes = [RunType.FullSynchronisation, RunType.DeltaSynchronisation] as const;
 
-  constructor(@InjectDataSource() private readonly ds: DataSource, @Inject(LOGGER) private readonly logger: Logger) {}
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
 
   async run(ctx: RunContext, system: ConnectedSystemEntity): Promise<string> {
     const store = new SyncStore(ctx.session);
@@ -29,7 +32,9 @@ export class SyncRunner implements EngineRunner {
     let full = ctx.info.runType === RunType.FullSynchronisation;
     if (!full && system.fullSyncRequired) {
       full = true;
-      ctx.warn(`The sync rules or schema of "${system.name}" changed since its last full synchronisation, so this delta synchronisation ran as a full one.`);
+      ctx.warn(
+        `The sync rules or schema of "${system.name}" changed since its last full synchronisation, so this delta synchronisation ran as a full one.`,
+      );
     }
     ctx.toProcess = await store.countToProcess(system.id, !full);
     ctx.say(`${full ? 'Full' : 'Delta'} synchronisation of "${system.name}": ${ctx.toProcess} object(s) to process.`);
@@ -50,15 +55,17 @@ export class SyncRunner implements EngineRunner {
         const ahead: Promise<SyncCso[]> = readAhead.page(system.id, after, ctx.info.pageSize, deltaOnly);
         inFlight = ahead.catch(() => undefined); // awaited below (or before the reader is released)
         let reread = false;
-        await ctx.phase(allowDefer ? 'synchronise' : 'references', () => ctx.session.transaction(async () => {
-          const syncPage = new SyncPage(cfg, store, ctx, system.id, new Date(), full, allowDefer);
-          const result = await syncPage.process(page);
-          deferred += result.deferred;
-          // A page that joined objects of this system outside itself (adoption by write-back) may have
-          // changed rows the read-ahead already holds: they are read again after the commit.
-          reread = result.touchedOthersOfSystem;
-          await ctx.flushItems();
-        }));
+        await ctx.phase(allowDefer ? 'synchronise' : 'references', () =>
+          ctx.session.transaction(async () => {
+            const syncPage = new SyncPage(cfg, store, ctx, system.id, new Date(), full, allowDefer);
+            const result = await syncPage.process(page);
+            deferred += result.deferred;
+            // A page that joined objects of this system outside itself (adoption by write-back) may have
+            // changed rows the read-ahead already holds: they are read again after the commit.
+            reread = result.touchedOthersOfSystem;
+            await ctx.flushItems();
+          }),
+        );
         next = reread ? ahead.then((): Promise<SyncCso[]> => readAhead.page(system.id, after, ctx.info.pageSize, deltaOnly)) : ahead;
         inFlight = next.catch(() => undefined);
         await ctx.pageDone(allowDefer ? page.length : 0);
@@ -77,8 +84,10 @@ export class SyncRunner implements EngineRunner {
     }
     if (full) await store.clearFullSyncRequired(system.id);
     const c = ctx.counters;
-    return `${full ? 'Full' : 'Delta'} synchronisation of "${system.name}": ${ctx.processed} object(s) processed, ${c.totalProjected} projected, `
-      + `${c.totalJoined} joined, ${c.totalAttributeFlows} attribute flow(s), ${c.totalDisconnected} disconnected, ${c.totalProvisioned} provisioned, `
-      + `${c.totalPendingExports} pending export(s), ${c.totalDeleted} metaverse object(s) deleted, ${c.totalErrors} error(s).`;
+    return (
+      `${full ? 'Full' : 'Delta'} synchronisation of "${system.name}": ${ctx.processed} object(s) processed, ${c.totalProjected} projected, ` +
+      `${c.totalJoined} joined, ${c.totalAttributeFlows} attribute flow(s), ${c.totalDisconnected} disconnected, ${c.totalProvisioned} provisioned, ` +
+      `${c.totalPendingExports} pending export(s), ${c.totalDeleted} metaverse object(s) deleted, ${c.totalErrors} error(s).`
+    );
   }
 }

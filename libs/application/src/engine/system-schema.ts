@@ -34,7 +34,10 @@ export class SystemSchema {
   private readonly typesById = new Map<number, SchemaObjectType>();
   private readonly attributesById = new Map<number, SchemaAttribute>();
 
-  constructor(readonly system: ConnectedSystemEntity, objectTypes: SchemaObjectType[]) {
+  constructor(
+    readonly system: ConnectedSystemEntity,
+    objectTypes: SchemaObjectType[],
+  ) {
     this.objectTypes = objectTypes;
     for (const t of objectTypes) {
       this.typesByName.set(t.name.toLowerCase(), t);
@@ -44,26 +47,43 @@ export class SystemSchema {
   }
 
   static async load(m: EntityManager, system: ConnectedSystemEntity): Promise<SystemSchema> {
-    const types = await m.getRepository(ConnectedSystemObjectTypeEntity).find({ where: { connectedSystemId: system.id, selected: true }, order: { id: 'ASC' } });
+    const types = await m
+      .getRepository(ConnectedSystemObjectTypeEntity)
+      .find({ where: { connectedSystemId: system.id, selected: true }, order: { id: 'ASC' } });
     const attributes = types.length
-      ? await m.getRepository(ConnectedSystemAttributeEntity).createQueryBuilder('a')
-        .where('a.objectTypeId IN (:...ids)', { ids: types.map((t) => t.id) }).andWhere('a.selected').orderBy('a.id').getMany()
+      ? await m
+          .getRepository(ConnectedSystemAttributeEntity)
+          .createQueryBuilder('a')
+          .where('a.objectTypeId IN (:...ids)', { ids: types.map((t) => t.id) })
+          .andWhere('a.selected')
+          .orderBy('a.id')
+          .getMany()
       : [];
-    return new SystemSchema(system, types.map((t) => {
-      const own = attributes.filter((a) => a.objectTypeId === t.id).map((a): SchemaAttribute => ({
-        id: a.id, objectTypeId: t.id, name: a.name, type: a.type as ConnectorAttributeType, plurality: a.plurality as 'Single' | 'Multi',
-        isExternalId: a.isExternalId, isSecondaryExternalId: a.isSecondaryExternalId,
-      }));
-      return {
-        id: t.id,
-        name: t.name,
-        removeContributedAttributesOnObsoletion: t.removeContributedAttributesOnObsoletion,
-        externalId: own.find((a) => a.isExternalId) ?? null,
-        secondaryExternalId: own.find((a) => a.isSecondaryExternalId) ?? null,
-        attributes: own,
-        byName: new Map(own.map((a) => [a.name.toLowerCase(), a])),
-      };
-    }));
+    return new SystemSchema(
+      system,
+      types.map((t) => {
+        const own = attributes
+          .filter((a) => a.objectTypeId === t.id)
+          .map((a): SchemaAttribute => ({
+            id: a.id,
+            objectTypeId: t.id,
+            name: a.name,
+            type: a.type as ConnectorAttributeType,
+            plurality: a.plurality as 'Single' | 'Multi',
+            isExternalId: a.isExternalId,
+            isSecondaryExternalId: a.isSecondaryExternalId,
+          }));
+        return {
+          id: t.id,
+          name: t.name,
+          removeContributedAttributesOnObsoletion: t.removeContributedAttributesOnObsoletion,
+          externalId: own.find((a) => a.isExternalId) ?? null,
+          secondaryExternalId: own.find((a) => a.isSecondaryExternalId) ?? null,
+          attributes: own,
+          byName: new Map(own.map((a) => [a.name.toLowerCase(), a])),
+        };
+      }),
+    );
   }
 
   typeByName(name: string): SchemaObjectType | undefined {

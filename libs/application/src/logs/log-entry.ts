@@ -60,7 +60,8 @@ export function parseLogLine(line: string, service: string): TimedEntry | null {
   const time = Date.parse(raw.timestamp);
   if (Number.isNaN(time)) return null;
   const level = resolveLogLevel(raw.level) ?? resolveLogLevel(raw.levelShort) ?? INFORMATION;
-  const message = typeof raw.message === 'string' ? raw.message : raw.message === undefined || raw.message === null ? '' : JSON.stringify(raw.message);
+  const message =
+    typeof raw.message === 'string' ? raw.message : raw.message === undefined || raw.message === null ? '' : JSON.stringify(raw.message);
   const exception = typeof raw.exception === 'string' && raw.exception !== '' ? raw.exception : null;
   const correlationId = typeof raw.correlationId === 'string' && raw.correlationId !== '' ? raw.correlationId : null;
   let properties = isPlainObject(raw.properties) ? raw.properties : null;

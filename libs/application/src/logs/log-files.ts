@@ -39,7 +39,10 @@ export function parseLogFileName(fileName: string): { service: LogService; day: 
 }
 
 /** The log files in `dir` (regular files only: audit files, symlinks and other names are left out). */
-export async function scanLogDir(dir: string, wanted: (file: { service: LogService; day: string }) => boolean = () => true): Promise<LogFileRef[]> {
+export async function scanLogDir(
+  dir: string,
+  wanted: (file: { service: LogService; day: string }) => boolean = () => true,
+): Promise<LogFileRef[]> {
   let entries;
   try {
     entries = await readdir(dir, { withFileTypes: true });

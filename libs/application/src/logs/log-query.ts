@@ -49,7 +49,9 @@ export function parseLogDay(value: string | Date): string | null {
 /** Validates a query and fills in its defaults; invalid values are a VALIDATION_ERROR naming each field. */
 export function normaliseLogQuery(query: LogQuery, now = new Date()): NormalisedLogQuery {
   const errors: ValidationErrors = {};
-  const fail = (field: string, message: string) => { (errors[field] ??= []).push(message); };
+  const fail = (field: string, message: string) => {
+    (errors[field] ??= []).push(message);
+  };
 
   let services: LogService[] = [...LOG_SERVICES];
   if (query.service !== undefined && query.service !== '') {
@@ -78,7 +80,8 @@ export function normaliseLogQuery(query: LogQuery, now = new Date()): Normalised
   }
 
   const limit = query.limit ?? LOG_LIMIT_DEFAULT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > LOG_LIMIT_MAX) fail('limit', `limit must be a whole number from 1 to ${LOG_LIMIT_MAX}.`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > LOG_LIMIT_MAX)
+    fail('limit', `limit must be a whole number from 1 to ${LOG_LIMIT_MAX}.`);
   const offset = query.offset ?? 0;
   if (!Number.isSafeInteger(offset) || offset < 0) fail('offset', 'offset must be a whole number of at least 0.');
 

@@ -5,7 +5,14 @@ import { DomainError } from '@meridian/domain';
 import { AppConfig } from '@meridian/platform';
 import { LogReaderService, ReadStats } from './log-reader.service';
 
-const LEVELS = [['Verbose', 'VRB'], ['Debug', 'DBG'], ['Information', 'INF'], ['Warning', 'WRN'], ['Error', 'ERR'], ['Fatal', 'FTL']] as const;
+const LEVELS = [
+  ['Verbose', 'VRB'],
+  ['Debug', 'DBG'],
+  ['Information', 'INF'],
+  ['Warning', 'WRN'],
+  ['Error', 'ERR'],
+  ['Fatal', 'FTL'],
+] as const;
 const SERVICES = ['web', 'worker', 'scheduler'] as const;
 const DAY = '2025-03-01';
 
@@ -20,8 +27,17 @@ interface Seed {
   properties?: Record<string, unknown>;
 }
 
-const toLine = (e: Seed) => JSON.stringify({ timestamp: e.timestamp, level: e.level, levelShort: e.levelShort, service: e.service,
-  message: e.message, correlationId: e.correlationId, exception: e.exception, properties: e.properties });
+const toLine = (e: Seed) =>
+  JSON.stringify({
+    timestamp: e.timestamp,
+    level: e.level,
+    levelShort: e.levelShort,
+    service: e.service,
+    message: e.message,
+    correlationId: e.correlationId,
+    exception: e.exception,
+    properties: e.properties,
+  });
 
 /** 60 entries of one day, interleaved over the three services, oldest first. */
 function seedDay(day: string): Seed[] {
@@ -30,7 +46,11 @@ function seedDay(day: string): Seed[] {
     const [level, levelShort] = LEVELS[i % 6];
     const service = SERVICES[(i * 7) % 3];
     return {
-      timestamp: new Date(start + i * 61_000).toISOString(), level, levelShort, service, message: `${day} event ${i}`,
+      timestamp: new Date(start + i * 61_000).toISOString(),
+      level,
+      levelShort,
+      service,
+      message: `${day} event ${i}`,
       ...(i % 5 === 0 ? { correlationId: `corr-${i}` } : {}),
       ...(i % 6 === 4 ? { exception: `Error: failure ${i}\n    at Worker.run (runner.ts:1:1)` } : {}),
       ...(i % 4 === 0 ? { properties: { index: i } } : {}),
@@ -44,21 +64,35 @@ function writeRolled(dir: string, seeds: Seed[], service: string, day: string, r
   const per = Math.ceil(mine.length / rolls);
   for (let r = 0; r < rolls; r++) {
     const name = `${service}-${day}.log${r === 0 ? '' : `.${r}`}`;
-    writeFileSync(join(dir, name), mine.slice(r * per, (r + 1) * per).map((s) => `${toLine(s)}\n`).join(''));
+    writeFileSync(
+      join(dir, name),
+      mine
+        .slice(r * per, (r + 1) * per)
+        .map((s) => `${toLine(s)}\n`)
+        .join(''),
+    );
   }
 }
 
 const view = (s: Seed) => ({
-  timestamp: s.timestamp, level: s.level, levelShort: s.levelShort, message: s.message, exception: s.exception ?? null, service: s.service,
+  timestamp: s.timestamp,
+  level: s.level,
+  levelShort: s.levelShort,
+  message: s.message,
+  exception: s.exception ?? null,
+  service: s.service,
   properties: s.correlationId || s.properties ? { ...(s.correlationId ? { correlationId: s.correlationId } : {}), ...s.properties } : null,
 });
 
 function validationErrorsOf(fn: () => Promise<unknown>): Promise<Record<string, string[]> | undefined> {
-  return fn().then(() => undefined, (e: unknown) => {
-    expect(e).toBeInstanceOf(DomainError);
-    expect((e as DomainError).code).toBe('VALIDATION_ERROR');
-    return (e as DomainError).validationErrors;
-  });
+  return fn().then(
+    () => undefined,
+    (e: unknown) => {
+      expect(e).toBeInstanceOf(DomainError);
+      expect((e as DomainError).code).toBe('VALIDATION_ERROR');
+      return (e as DomainError).validationErrors;
+    },
+  );
 }
 
 describe('LogReaderService', () => {
@@ -90,13 +124,24 @@ describe('LogReaderService', () => {
     it('lists the log files newest day first, then by service, then newest roll first', async () => {
       const files = await reader.listFiles();
       expect(files.map((f) => f.fileName)).toEqual([
-        'scheduler-2025-03-01.log.1', 'scheduler-2025-03-01.log',
-        'web-2025-03-01.log.2', 'web-2025-03-01.log.1', 'web-2025-03-01.log',
+        'scheduler-2025-03-01.log.1',
+        'scheduler-2025-03-01.log',
+        'web-2025-03-01.log.2',
+        'web-2025-03-01.log.1',
+        'web-2025-03-01.log',
         'worker-2025-03-01.log',
-        'scheduler-2025-02-28.log', 'web-2025-02-28.log', 'worker-2025-02-28.log',
+        'scheduler-2025-02-28.log',
+        'web-2025-02-28.log',
+        'worker-2025-02-28.log',
       ]);
       const web = files.find((f) => f.fileName === 'web-2025-03-01.log.1')!;
-      expect(web).toEqual({ fileName: 'web-2025-03-01.log.1', service: 'web', date: '2025-03-01T00:00:00.000Z', sizeBytes: expect.any(Number), sizeFormatted: expect.stringMatching(/^\d+(\.\d)? (B|KB)$/) });
+      expect(web).toEqual({
+        fileName: 'web-2025-03-01.log.1',
+        service: 'web',
+        date: '2025-03-01T00:00:00.000Z',
+        sizeBytes: expect.any(Number),
+        sizeFormatted: expect.stringMatching(/^\d+(\.\d)? (B|KB)$/),
+      });
       expect(web.sizeBytes).toBeGreaterThan(0);
     });
 
@@ -107,7 +152,11 @@ describe('LogReaderService', () => {
         writeFileSync(join(sized, 'web-2025-01-02.log'), Buffer.alloc(1536));
         writeFileSync(join(sized, 'web-2025-01-03.log'), Buffer.alloc(Math.round(12.3 * 1024 * 1024)));
         const files = await new LogReaderService({ logDir: sized } as AppConfig).listFiles();
-        expect(files.map((f) => [f.sizeBytes, f.sizeFormatted])).toEqual([[12897485, '12.3 MB'], [1536, '1.5 KB'], [512, '512 B']]);
+        expect(files.map((f) => [f.sizeBytes, f.sizeFormatted])).toEqual([
+          [12897485, '12.3 MB'],
+          [1536, '1.5 KB'],
+          [512, '512 B'],
+        ]);
       } finally {
         rmSync(sized, { recursive: true, force: true });
       }
@@ -126,8 +175,17 @@ describe('LogReaderService', () => {
 
     it('keeps the correlation id in properties and null for absent exception and properties', async () => {
       const entries = await reader.read({ date: DAY, search: 'event 15' });
-      expect(entries).toEqual([{ timestamp: seeds[15].timestamp, level: 'Warning', levelShort: 'WRN', message: `${DAY} event 15`,
-        exception: null, service: seeds[15].service, properties: { correlationId: 'corr-15' } }]);
+      expect(entries).toEqual([
+        {
+          timestamp: seeds[15].timestamp,
+          level: 'Warning',
+          levelShort: 'WRN',
+          message: `${DAY} event 15`,
+          exception: null,
+          service: seeds[15].service,
+          properties: { correlationId: 'corr-15' },
+        },
+      ]);
       const [plain] = await reader.read({ date: DAY, search: 'event 1', limit: 1, offset: 0, levels: ['Debug'] });
       expect(plain.message).toBe(`${DAY} event 19`);
       expect(plain.properties).toBeNull();
@@ -136,12 +194,18 @@ describe('LogReaderService', () => {
 
     it('filters by service', async () => {
       for (const service of SERVICES) {
-        expect(await reader.read({ date: DAY, service })).toEqual(newestFirst().filter((s) => s.service === service).map(view));
+        expect(await reader.read({ date: DAY, service })).toEqual(
+          newestFirst()
+            .filter((s) => s.service === service)
+            .map(view),
+        );
       }
     });
 
     it('filters by levels given as names or short forms, in any case', async () => {
-      const expected = newestFirst().filter((s) => s.level === 'Error' || s.level === 'Warning').map(view);
+      const expected = newestFirst()
+        .filter((s) => s.level === 'Error' || s.level === 'Warning')
+        .map(view);
       expect(await reader.read({ date: DAY, levels: ['Error', 'Warning'] })).toEqual(expected);
       expect(await reader.read({ date: DAY, levels: ['err', 'WRN'] })).toEqual(expected);
       expect(await reader.read({ date: DAY, levels: [] })).toHaveLength(60);
@@ -149,15 +213,24 @@ describe('LogReaderService', () => {
 
     it('searches message and exception case-insensitively', async () => {
       expect((await reader.read({ date: DAY, search: 'EVENT 4' })).map((e) => e.message)).toEqual(
-        newestFirst().filter((s) => / event 4\d?$/.test(s.message)).map((s) => s.message));
+        newestFirst()
+          .filter((s) => / event 4\d?$/.test(s.message))
+          .map((s) => s.message),
+      );
       const failures = await reader.read({ date: DAY, search: 'worker.RUN' });
-      expect(failures.map((e) => e.message)).toEqual(newestFirst().filter((s) => s.exception).map((s) => s.message));
+      expect(failures.map((e) => e.message)).toEqual(
+        newestFirst()
+          .filter((s) => s.exception)
+          .map((s) => s.message),
+      );
       expect(failures.length).toBeGreaterThan(0);
       expect(await reader.read({ date: DAY, search: 'no such text' })).toEqual([]);
     });
 
     it('combines service, levels and search', async () => {
-      const expected = newestFirst().filter((s) => s.service === 'worker' && s.level === 'Error' && s.exception).map(view);
+      const expected = newestFirst()
+        .filter((s) => s.service === 'worker' && s.level === 'Error' && s.exception)
+        .map(view);
       expect(expected.length).toBeGreaterThan(0);
       expect(await reader.read({ date: DAY, service: 'worker', levels: ['ERR'], search: 'failure' })).toEqual(expected);
       expect(await reader.read({ date: DAY, service: 'web', levels: ['ERR'] })).toEqual([]);
@@ -177,7 +250,7 @@ describe('LogReaderService', () => {
     it('pages with limit and offset; pages join up to the full list', async () => {
       const all = await reader.read({ date: DAY, limit: 5000 });
       const pages: unknown[] = [];
-      for (let offset = 0; offset < 70; offset += 7) pages.push(...await reader.read({ date: DAY, limit: 7, offset }));
+      for (let offset = 0; offset < 70; offset += 7) pages.push(...(await reader.read({ date: DAY, limit: 7, offset })));
       expect(pages).toEqual(all);
       expect(await reader.read({ date: DAY, limit: 3, offset: 10 })).toEqual(all.slice(10, 13));
       expect(await reader.read({ date: DAY, offset: 60 })).toEqual([]);
@@ -195,7 +268,11 @@ describe('LogReaderService', () => {
       for (const date of ['yesterday', '2025-02-30', '2025-13-01', '2025-03-01T25:00:00Z', '2025-W09']) {
         expect(await validationErrorsOf(() => reader.read({ date }))).toHaveProperty('date');
       }
-      expect(Object.keys((await validationErrorsOf(() => reader.read({ limit: 0, offset: -1, service: 'db' })))!).sort()).toEqual(['limit', 'offset', 'service']);
+      expect(Object.keys((await validationErrorsOf(() => reader.read({ limit: 0, offset: -1, service: 'db' })))!).sort()).toEqual([
+        'limit',
+        'offset',
+        'service',
+      ]);
     });
   });
 
@@ -206,17 +283,20 @@ describe('LogReaderService', () => {
       odd = mkdtempSync(join(tmpdir(), 'meridian-logodd-'));
       oddReader = new LogReaderService({ logDir: odd } as AppConfig);
       const at = (s: number) => `${DAY}T10:00:0${s}.000Z`;
-      writeFileSync(join(odd, `web-${DAY}.log`), [
-        JSON.stringify({ timestamp: at(1), level: 'Information', message: 'good one' }),
-        'plain text from somewhere else',
-        '',
-        '[1,2,3]',
-        JSON.stringify({ level: 'Error', message: 'no timestamp' }),
-        JSON.stringify({ timestamp: 'not a time', message: 'bad timestamp' }),
-        `${JSON.stringify({ timestamp: at(2), level: 'wrn', message: { structured: true } })}\r`,
-        JSON.stringify({ timestamp: at(3), level: 'Shouting', message: 'unknown level', properties: [1] }),
-        JSON.stringify({ timestamp: at(4), levelShort: 'ERR', message: 'short form only', exception: '' }),
-      ].join('\n') + '\n');
+      writeFileSync(
+        join(odd, `web-${DAY}.log`),
+        [
+          JSON.stringify({ timestamp: at(1), level: 'Information', message: 'good one' }),
+          'plain text from somewhere else',
+          '',
+          '[1,2,3]',
+          JSON.stringify({ level: 'Error', message: 'no timestamp' }),
+          JSON.stringify({ timestamp: 'not a time', message: 'bad timestamp' }),
+          `${JSON.stringify({ timestamp: at(2), level: 'wrn', message: { structured: true } })}\r`,
+          JSON.stringify({ timestamp: at(3), level: 'Shouting', message: 'unknown level', properties: [1] }),
+          JSON.stringify({ timestamp: at(4), levelShort: 'ERR', message: 'short form only', exception: '' }),
+        ].join('\n') + '\n',
+      );
       // A line still being written: no closing brace, no newline.
       appendFileSync(join(odd, `web-${DAY}.log`), `{"timestamp":"${at(5)}","level":"Error","message":"half wri`);
     });

@@ -37,7 +37,13 @@ export class LogReaderService {
     const files = await scanLogDir(this.config.logDir);
     return files
       .sort((a, b) => b.day.localeCompare(a.day) || a.service.localeCompare(b.service) || b.roll - a.roll)
-      .map((f) => ({ fileName: f.fileName, service: f.service, date: `${f.day}T00:00:00.000Z`, sizeBytes: f.sizeBytes, sizeFormatted: formatSize(f.sizeBytes) }));
+      .map((f) => ({
+        fileName: f.fileName,
+        service: f.service,
+        date: `${f.day}T00:00:00.000Z`,
+        sizeBytes: f.sizeBytes,
+        sizeFormatted: formatSize(f.sizeBytes),
+      }));
   }
 
   /** The levels in ascending severity. */

@@ -5,7 +5,9 @@ import { ReadStats, ReverseLineReader } from './reverse-line-reader';
 
 describe('ReverseLineReader', () => {
   let dir: string;
-  beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'meridian-reverse-')); });
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'meridian-reverse-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   let n = 0;
@@ -20,9 +22,12 @@ describe('ReverseLineReader', () => {
 
   const lines = ['first', '', 'a line with ünïcödé ✓ and emoji 🎉', 'x'.repeat(50), 'short', 'last'];
 
-  it.each([1, 2, 3, 7, 16, 64, 65536])('returns every line last first with %i-byte chunks, across multi-byte characters', async (chunkBytes) => {
-    expect(await readAll(`${lines.join('\n')}\n`, { chunkBytes })).toEqual(lines.filter(Boolean).reverse());
-  });
+  it.each([1, 2, 3, 7, 16, 64, 65536])(
+    'returns every line last first with %i-byte chunks, across multi-byte characters',
+    async (chunkBytes) => {
+      expect(await readAll(`${lines.join('\n')}\n`, { chunkBytes })).toEqual(lines.filter(Boolean).reverse());
+    },
+  );
 
   it('returns a final line without newline, strips CR and skips blank lines', async () => {
     expect(await readAll('one\r\ntwo\r\n\r\n\nthree', { chunkBytes: 4 })).toEqual(['three', 'two', 'one']);

@@ -38,7 +38,10 @@ export class ReverseLineReader {
   }
 
   /** Opens a file, or returns null when it no longer exists (rolled away while listing). */
-  static async open(path: string, options: { chunkBytes?: number; maxLineBytes?: number; stats?: ReadStats } = {}): Promise<ReverseLineReader | null> {
+  static async open(
+    path: string,
+    options: { chunkBytes?: number; maxLineBytes?: number; stats?: ReadStats } = {},
+  ): Promise<ReverseLineReader | null> {
     let handle: FileHandle;
     try {
       handle = await open(path, 'r');
@@ -49,7 +52,13 @@ export class ReverseLineReader {
     try {
       const { size } = await handle.stat();
       if (options.stats) options.stats.filesOpened++;
-      return new ReverseLineReader(handle, size, options.chunkBytes ?? DEFAULT_CHUNK_BYTES, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, options.stats);
+      return new ReverseLineReader(
+        handle,
+        size,
+        options.chunkBytes ?? DEFAULT_CHUNK_BYTES,
+        options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+        options.stats,
+      );
     } catch (e) {
       await handle.close();
       throw e;

@@ -1,8 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
-  ActivityOperationType, ActivityTargetType, AttributePlurality, DomainError, INDEXABLE_ATTRIBUTE_TYPES, isIndexableAttributeType,
-  parseAttributeDataType, parseAttributePlurality, ValidationErrorCollector,
+  ActivityOperationType,
+  ActivityTargetType,
+  AttributePlurality,
+  DomainError,
+  INDEXABLE_ATTRIBUTE_TYPES,
+  isIndexableAttributeType,
+  parseAttributeDataType,
+  parseAttributePlurality,
+  ValidationErrorCollector,
 } from '@meridian/domain';
 import { MetaverseAttributeEntity } from '@meridian/persistence';
 import { APP_CONFIG, AppConfig } from '@meridian/platform';
@@ -10,7 +17,14 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
 import { backfillAttributeLookups, dropAttributeLookups, lockLookupSchemaExclusive } from './metaverse-lookups';
-import { attributeHasValues, describeRules, detachProblem, SyncRuleRef, syncRulesNamingAttribute, syncRulesUsingAttribute } from './metaverse-schema.usage';
+import {
+  attributeHasValues,
+  describeRules,
+  detachProblem,
+  SyncRuleRef,
+  syncRulesNamingAttribute,
+  syncRulesUsingAttribute,
+} from './metaverse-schema.usage';
 import { checkDescription, checkIdList, checkIdsExist, checkName, isUniqueViolation } from './metaverse-schema.validation';
 import { MetaverseAttributeView, loadAttributes } from './metaverse-schema.views';
 
@@ -59,7 +73,8 @@ export class MetaverseAttributesService {
     const name = checkName(input.name, 'Attribute', errors);
     const description = input.description === undefined ? null : checkDescription(input.description, errors);
     const type = parseAttributeDataType(input.type);
-    if (!type) errors.add('type', 'type is required: String, Text, Integer, LongNumber, Decimal, Boolean, DateTime, Guid, Binary or Reference.');
+    if (!type)
+      errors.add('type', 'type is required: String, Text, Integer, LongNumber, Decimal, Boolean, DateTime, Guid, Binary or Reference.');
     const plurality = input.plurality === undefined ? AttributePlurality.Single : parseAttributePlurality(input.plurality);
     if (!plurality) errors.add('plurality', 'plurality must be Single or Multi.');
     const isIndexed = input.isIndexed === undefined ? false : input.isIndexed;
@@ -72,17 +87,35 @@ export class MetaverseAttributesService {
         if (objectTypeIds) await checkIdsExist(m, 'metaverse_object_type', objectTypeIds, 'objectTypeIds', 'Metaverse object type', errors);
         errors.throwIfAny();
         const saved = await m.getRepository(MetaverseAttributeEntity).save({
-          name: name!, description: description ?? null, type: type!, plurality: plurality!, isBuiltIn: false, isIndexed: isIndexed as boolean,
+          name: name!,
+          description: description ?? null,
+          type: type!,
+          plurality: plurality!,
+          isBuiltIn: false,
+          isIndexed: isIndexed as boolean,
         });
         if (objectTypeIds!.length) {
-          await m.query(`INSERT INTO metaverse_object_type_attribute (object_type_id, attribute_id) SELECT unnest($1::int[]), $2`, [objectTypeIds, saved.id]);
+          await m.query(`INSERT INTO metaverse_object_type_attribute (object_type_id, attribute_id) SELECT unnest($1::int[]), $2`, [
+            objectTypeIds,
+            saved.id,
+          ]);
         }
-        await this.activities.recordChange({ initiator, targetType: ActivityTargetType.MetaverseAttribute, operation: ActivityOperationType.Create,
-          targetId: saved.id, targetName: saved.name, details: { type: saved.type, plurality: saved.plurality, isIndexed: saved.isIndexed, objectTypeIds } }, m);
+        await this.activities.recordChange(
+          {
+            initiator,
+            targetType: ActivityTargetType.MetaverseAttribute,
+            operation: ActivityOperationType.Create,
+            targetId: saved.id,
+            targetName: saved.name,
+            details: { type: saved.type, plurality: saved.plurality, isIndexed: saved.isIndexed, objectTypeIds },
+          },
+          m,
+        );
         return this.get(saved.id, m);
       });
     } catch (e) {
-      if (isUniqueViolation(e, 'uq_metaverse_attribute_name')) throw DomainError.validation('name', `An attribute named "${name}" already exists.`);
+      if (isUniqueViolation(e, 'uq_metaverse_attribute_name'))
+        throw DomainError.validation('name', `An attribute named "${name}" already exists.`);
       throw e;
     }
   }
@@ -103,7 +136,11 @@ export class MetaverseAttributesService {
             if (attr.isBuiltIn) fixed('name');
             else if (await this.checkUniqueName(m, name, id, errors)) {
               const rules = await syncRulesNamingAttribute(m, attr.name);
-              if (rules.length) errors.add('name', `Mapping expressions of sync rule(s) ${describeRules(rules)} refer to mv["${attr.name}"]; change them before renaming.`);
+              if (rules.length)
+                errors.add(
+                  'name',
+                  `Mapping expressions of sync rule(s) ${describeRules(rules)} refer to mv["${attr.name}"]; change them before renaming.`,
+                );
               else {
                 attr.name = name;
                 changed.push('name');
@@ -124,7 +161,8 @@ export class MetaverseAttributesService {
         const hasValues = () => attributeHasValues(m, id);
         if (input.type !== undefined) {
           const type = parseAttributeDataType(input.type);
-          if (!type) errors.add('type', 'type must be String, Text, Integer, LongNumber, Decimal, Boolean, DateTime, Guid, Binary or Reference.');
+          if (!type)
+            errors.add('type', 'type must be String, Text, Integer, LongNumber, Decimal, Boolean, DateTime, Guid, Binary or Reference.');
           else if (type !== attr.type) {
             if (attr.isBuiltIn) fixed('type');
             else if (await hasValues()) errors.add('type', `Metaverse objects hold values for ${attr.name}; its type cannot change.`);
@@ -139,7 +177,8 @@ export class MetaverseAttributesService {
           if (!plurality) errors.add('plurality', 'plurality must be Single or Multi.');
           else if (plurality !== attr.plurality) {
             if (attr.isBuiltIn) fixed('plurality');
-            else if (await hasValues()) errors.add('plurality', `Metaverse objects hold values for ${attr.name}; its plurality cannot change.`);
+            else if (await hasValues())
+              errors.add('plurality', `Metaverse objects hold values for ${attr.name}; its plurality cannot change.`);
             else {
               attr.plurality = plurality;
               changed.push('plurality');
@@ -150,10 +189,13 @@ export class MetaverseAttributesService {
         const wasIndexed = attr.isIndexed;
         if (input.isIndexed !== undefined) {
           if (typeof input.isIndexed !== 'boolean') errors.add('isIndexed', 'isIndexed must be true or false.');
-          else if (input.isIndexed || await this.canUnindex(m, attr, errors)) attr.isIndexed = input.isIndexed;
+          else if (input.isIndexed || (await this.canUnindex(m, attr, errors))) attr.isIndexed = input.isIndexed;
         }
         if (attr.isIndexed && !isIndexableAttributeType(attr.type)) {
-          errors.add(changed.includes('type') ? 'type' : 'isIndexed', `Only ${INDEXABLE} attributes can be indexed; ${attr.name} would be a ${attr.type}.`);
+          errors.add(
+            changed.includes('type') ? 'type' : 'isIndexed',
+            `Only ${INDEXABLE} attributes can be indexed; ${attr.name} would be a ${attr.type}.`,
+          );
         }
         const links = input.objectTypeIds === undefined ? undefined : await this.planLinks(m, attr, input.objectTypeIds, errors);
         errors.throwIfAny();
@@ -166,22 +208,42 @@ export class MetaverseAttributesService {
         attr.lastUpdated = new Date();
         await m.getRepository(MetaverseAttributeEntity).save(attr);
         if (links?.added.length) {
-          await m.query(`INSERT INTO metaverse_object_type_attribute (object_type_id, attribute_id) SELECT unnest($1::int[]), $2 ON CONFLICT DO NOTHING`, [links.added, id]);
+          await m.query(
+            `INSERT INTO metaverse_object_type_attribute (object_type_id, attribute_id) SELECT unnest($1::int[]), $2 ON CONFLICT DO NOTHING`,
+            [links.added, id],
+          );
         }
         if (links?.removed.length) {
-          await m.query(`DELETE FROM metaverse_object_type_attribute WHERE attribute_id = $1 AND object_type_id = ANY($2::int[])`, [id, links.removed]);
+          await m.query(`DELETE FROM metaverse_object_type_attribute WHERE attribute_id = $1 AND object_type_id = ANY($2::int[])`, [
+            id,
+            links.removed,
+          ]);
         }
         if (links && (links.added.length || links.removed.length)) changed.push('objectTypeIds');
-        await this.activities.recordChange({ initiator, targetType: ActivityTargetType.MetaverseAttribute, operation: ActivityOperationType.Update,
-          targetId: id, targetName: attr.name,
-          details: { changed, type: attr.type, plurality: attr.plurality, isIndexed: attr.isIndexed,
-            ...(links ? { objectTypesAdded: links.added, objectTypesRemoved: links.removed } : {}),
-            ...(lookupRows.added !== undefined ? { lookupRowsAdded: lookupRows.added } : {}),
-            ...(lookupRows.removed !== undefined ? { lookupRowsRemoved: lookupRows.removed } : {}) } }, m);
+        await this.activities.recordChange(
+          {
+            initiator,
+            targetType: ActivityTargetType.MetaverseAttribute,
+            operation: ActivityOperationType.Update,
+            targetId: id,
+            targetName: attr.name,
+            details: {
+              changed,
+              type: attr.type,
+              plurality: attr.plurality,
+              isIndexed: attr.isIndexed,
+              ...(links ? { objectTypesAdded: links.added, objectTypesRemoved: links.removed } : {}),
+              ...(lookupRows.added !== undefined ? { lookupRowsAdded: lookupRows.added } : {}),
+              ...(lookupRows.removed !== undefined ? { lookupRowsRemoved: lookupRows.removed } : {}),
+            },
+          },
+          m,
+        );
         return this.get(id, m);
       });
     } catch (e) {
-      if (isUniqueViolation(e, 'uq_metaverse_attribute_name')) throw DomainError.validation('name', 'An attribute with this name already exists.');
+      if (isUniqueViolation(e, 'uq_metaverse_attribute_name'))
+        throw DomainError.validation('name', 'An attribute with this name already exists.');
       throw e;
     }
   }
@@ -190,17 +252,30 @@ export class MetaverseAttributesService {
     await this.ds.transaction(async (m) => {
       const attr = await this.lock(m, id);
       if (attr.isBuiltIn) throw DomainError.badRequest(`${attr.name} is a built-in attribute and cannot be deleted.`);
-      if (await attributeHasValues(m, id)) throw DomainError.conflict(`Metaverse objects hold values for ${attr.name}; it cannot be deleted.`, { attributeId: id });
+      if (await attributeHasValues(m, id))
+        throw DomainError.conflict(`Metaverse objects hold values for ${attr.name}; it cannot be deleted.`, { attributeId: id });
       const rules = await syncRulesUsingAttribute(m, attr);
       if (rules.length) {
-        throw DomainError.conflict(`${attr.name} is used by sync rule(s) ${describeRules(rules)} (mappings, matching rules, scoping or expressions); change them first.`,
-          { syncRules: rules });
+        throw DomainError.conflict(
+          `${attr.name} is used by sync rule(s) ${describeRules(rules)} (mappings, matching rules, scoping or expressions); change them first.`,
+          { syncRules: rules },
+        );
       }
-      const objectTypeIds: number[] = (await m.query(`SELECT object_type_id FROM metaverse_object_type_attribute WHERE attribute_id = $1 ORDER BY 1`, [id]))
-        .map((r: { object_type_id: number }) => r.object_type_id);
+      const objectTypeIds: number[] = (
+        await m.query(`SELECT object_type_id FROM metaverse_object_type_attribute WHERE attribute_id = $1 ORDER BY 1`, [id])
+      ).map((r: { object_type_id: number }) => r.object_type_id);
       await m.getRepository(MetaverseAttributeEntity).delete({ id });
-      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.MetaverseAttribute, operation: ActivityOperationType.Delete,
-        targetId: id, targetName: attr.name, details: { type: attr.type, plurality: attr.plurality, objectTypeIds } }, m);
+      await this.activities.recordChange(
+        {
+          initiator,
+          targetType: ActivityTargetType.MetaverseAttribute,
+          operation: ActivityOperationType.Delete,
+          targetId: id,
+          targetName: attr.name,
+          details: { type: attr.type, plurality: attr.plurality, objectTypeIds },
+        },
+        m,
+      );
     });
   }
 
@@ -213,9 +288,14 @@ export class MetaverseAttributesService {
       return false;
     }
     const rules: SyncRuleRef[] = await m.query(
-      `SELECT DISTINCT r.id, r.name FROM sync_rule_matching_rule mr JOIN sync_rule r ON r.id = mr.sync_rule_id WHERE mr.metaverse_attribute_id = $1 ORDER BY r.id`, [attr.id]);
+      `SELECT DISTINCT r.id, r.name FROM sync_rule_matching_rule mr JOIN sync_rule r ON r.id = mr.sync_rule_id WHERE mr.metaverse_attribute_id = $1 ORDER BY r.id`,
+      [attr.id],
+    );
     if (rules.length) {
-      errors.add('isIndexed', `Matching rules of sync rule(s) ${describeRules(rules)} look ${attr.name} up through the index; it must stay indexed.`);
+      errors.add(
+        'isIndexed',
+        `Matching rules of sync rule(s) ${describeRules(rules)} look ${attr.name} up through the index; it must stay indexed.`,
+      );
       return false;
     }
     return true;
@@ -226,7 +306,9 @@ export class MetaverseAttributesService {
     if (!wanted) return undefined;
     await checkIdsExist(m, 'metaverse_object_type', wanted, 'objectTypeIds', 'Metaverse object type', errors);
     const current: Array<{ id: number; name: string; is_built_in: boolean }> = await m.query(
-      `SELECT t.id, t.name, t.is_built_in FROM metaverse_object_type_attribute ta JOIN metaverse_object_type t ON t.id = ta.object_type_id WHERE ta.attribute_id = $1`, [attr.id]);
+      `SELECT t.id, t.name, t.is_built_in FROM metaverse_object_type_attribute ta JOIN metaverse_object_type t ON t.id = ta.object_type_id WHERE ta.attribute_id = $1`,
+      [attr.id],
+    );
     const currentIds = new Set(current.map((t) => t.id));
     const wantedIds = new Set(wanted);
     const removed = current.filter((t) => !wantedIds.has(t.id));
@@ -238,13 +320,26 @@ export class MetaverseAttributesService {
   }
 
   private async lock(m: EntityManager, id: number): Promise<MetaverseAttributeEntity> {
-    const attr = await m.getRepository(MetaverseAttributeEntity).createQueryBuilder('a').setLock('pessimistic_write').where('a.id = :id', { id }).getOne();
+    const attr = await m
+      .getRepository(MetaverseAttributeEntity)
+      .createQueryBuilder('a')
+      .setLock('pessimistic_write')
+      .where('a.id = :id', { id })
+      .getOne();
     if (!attr) throw DomainError.notFound('Metaverse attribute', id);
     return attr;
   }
 
-  private async checkUniqueName(m: EntityManager, name: string, exceptId: number | null, errors: ValidationErrorCollector): Promise<boolean> {
-    const [clash] = await m.query(`SELECT name FROM metaverse_attribute WHERE lower(name) = lower($1) AND id IS DISTINCT FROM $2`, [name, exceptId]);
+  private async checkUniqueName(
+    m: EntityManager,
+    name: string,
+    exceptId: number | null,
+    errors: ValidationErrorCollector,
+  ): Promise<boolean> {
+    const [clash] = await m.query(`SELECT name FROM metaverse_attribute WHERE lower(name) = lower($1) AND id IS DISTINCT FROM $2`, [
+      name,
+      exceptId,
+    ]);
     if (clash) errors.add('name', `An attribute named "${clash.name}" already exists (names are compared ignoring case).`);
     return !clash;
   }

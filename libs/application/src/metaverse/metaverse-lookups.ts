@@ -41,7 +41,9 @@ export async function refreshObjectLookups(m: EntityManager, objectIds: readonly
        JOIN metaverse_attribute a ON (a.is_indexed OR a.type = 'Reference') AND o.attributes ? a.id::text
       CROSS JOIN LATERAL jsonb_array_elements(o.attributes -> a.id::text) e
       WHERE o.id = ANY($1::uuid[]) AND e ->> 'v' IS NOT NULL
-     ON CONFLICT DO NOTHING`, [objectIds]);
+     ON CONFLICT DO NOTHING`,
+    [objectIds],
+  );
 }
 
 /** Builds the lookup rows of one attribute for every object that has values for it (one statement); returns the row count. */
@@ -55,7 +57,9 @@ export async function backfillAttributeLookups(m: EntityManager, attributeId: nu
         WHERE o.attributes ? $2::text AND e ->> 'v' IS NOT NULL
        ON CONFLICT DO NOTHING
        RETURNING 1)
-     SELECT count(*)::int AS count FROM inserted`, [attributeId, String(attributeId)]);
+     SELECT count(*)::int AS count FROM inserted`,
+    [attributeId, String(attributeId)],
+  );
   return count;
 }
 

@@ -1,8 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
-  ActivityOperationType, ActivityTargetType, DEFAULT_DELETION_RULE, DeletionRule, DeletionRuleInput, DeletionRuleSettings, DeletionTriggerMode,
-  DomainError, formatGracePeriod, resolveDeletionRule, ValidationErrorCollector,
+  ActivityOperationType,
+  ActivityTargetType,
+  DEFAULT_DELETION_RULE,
+  DeletionRule,
+  DeletionRuleInput,
+  DeletionRuleSettings,
+  DeletionTriggerMode,
+  DomainError,
+  formatGracePeriod,
+  resolveDeletionRule,
+  ValidationErrorCollector,
 } from '@meridian/domain';
 import { MetaverseObjectTypeEntity } from '@meridian/persistence';
 import { DataSource, EntityManager } from 'typeorm';
@@ -28,8 +37,10 @@ const settingsOf = (t: MetaverseObjectTypeEntity): DeletionRuleSettings => ({
 });
 
 const deletionDetails = (s: DeletionRuleSettings) => ({
-  deletionRule: s.deletionRule, deletionGracePeriod: formatGracePeriod(s.deletionGracePeriodSeconds),
-  deletionTriggerConnectedSystemIds: s.deletionTriggerConnectedSystemIds, deletionTriggerMode: s.deletionTriggerMode,
+  deletionRule: s.deletionRule,
+  deletionGracePeriod: formatGracePeriod(s.deletionGracePeriodSeconds),
+  deletionTriggerConnectedSystemIds: s.deletionTriggerConnectedSystemIds,
+  deletionTriggerMode: s.deletionTriggerMode,
 });
 
 /** Metaverse object types (spec 4.7): built-in User and Group (deletion rule only) and custom types. */
@@ -59,21 +70,44 @@ export class MetaverseObjectTypesService {
     try {
       return await this.ds.transaction(async (m) => {
         if (name !== undefined) await this.checkUniqueName(m, name, null, errors);
-        await checkIdsExist(m, 'connected_system', deletion.deletionTriggerConnectedSystemIds, 'deletionTriggerConnectedSystemIds', 'Connected system', errors);
+        await checkIdsExist(
+          m,
+          'connected_system',
+          deletion.deletionTriggerConnectedSystemIds,
+          'deletionTriggerConnectedSystemIds',
+          'Connected system',
+          errors,
+        );
         if (attributeIds) await checkIdsExist(m, 'metaverse_attribute', attributeIds, 'attributeIds', 'Metaverse attribute', errors);
         errors.throwIfAny();
         const saved = await m.getRepository(MetaverseObjectTypeEntity).save({
-          name: name!, description: description ?? null, isBuiltIn: false, ...deletion,
+          name: name!,
+          description: description ?? null,
+          isBuiltIn: false,
+          ...deletion,
         });
         if (attributeIds!.length) {
-          await m.query(`INSERT INTO metaverse_object_type_attribute (object_type_id, attribute_id) SELECT $1, unnest($2::int[])`, [saved.id, attributeIds]);
+          await m.query(`INSERT INTO metaverse_object_type_attribute (object_type_id, attribute_id) SELECT $1, unnest($2::int[])`, [
+            saved.id,
+            attributeIds,
+          ]);
         }
-        await this.activities.recordChange({ initiator, targetType: ActivityTargetType.MetaverseObjectType, operation: ActivityOperationType.Create,
-          targetId: saved.id, targetName: saved.name, details: { ...deletionDetails(deletion), attributeIds } }, m);
+        await this.activities.recordChange(
+          {
+            initiator,
+            targetType: ActivityTargetType.MetaverseObjectType,
+            operation: ActivityOperationType.Create,
+            targetId: saved.id,
+            targetName: saved.name,
+            details: { ...deletionDetails(deletion), attributeIds },
+          },
+          m,
+        );
         return this.get(saved.id, m);
       });
     } catch (e) {
-      if (isUniqueViolation(e, 'uq_metaverse_object_type_name')) throw DomainError.validation('name', `An object type named "${name}" already exists.`);
+      if (isUniqueViolation(e, 'uq_metaverse_object_type_name'))
+        throw DomainError.validation('name', `An object type named "${name}" already exists.`);
       throw e;
     }
   }
@@ -107,10 +141,18 @@ export class MetaverseObjectTypesService {
         const before = settingsOf(type);
         const deletion = resolveDeletionRule(before, input, errors);
         if (input.deletionTriggerConnectedSystemIds !== undefined) {
-          await checkIdsExist(m, 'connected_system', deletion.deletionTriggerConnectedSystemIds, 'deletionTriggerConnectedSystemIds', 'Connected system', errors);
+          await checkIdsExist(
+            m,
+            'connected_system',
+            deletion.deletionTriggerConnectedSystemIds,
+            'deletionTriggerConnectedSystemIds',
+            'Connected system',
+            errors,
+          );
         }
         for (const key of Object.keys(deletion) as Array<keyof DeletionRuleSettings>) {
-          if (JSON.stringify(deletion[key]) !== JSON.stringify(before[key])) changed.push(key === 'deletionGracePeriodSeconds' ? 'deletionGracePeriod' : key);
+          if (JSON.stringify(deletion[key]) !== JSON.stringify(before[key]))
+            changed.push(key === 'deletionGracePeriodSeconds' ? 'deletionGracePeriod' : key);
         }
         const links = input.attributeIds === undefined ? undefined : await this.planLinks(m, type, input.attributeIds, errors);
         errors.throwIfAny();
@@ -118,19 +160,38 @@ export class MetaverseObjectTypesService {
         Object.assign(type, deletion, { lastUpdated: new Date() });
         await m.getRepository(MetaverseObjectTypeEntity).save(type);
         if (links?.added.length) {
-          await m.query(`INSERT INTO metaverse_object_type_attribute (object_type_id, attribute_id) SELECT $1, unnest($2::int[]) ON CONFLICT DO NOTHING`, [id, links.added]);
+          await m.query(
+            `INSERT INTO metaverse_object_type_attribute (object_type_id, attribute_id) SELECT $1, unnest($2::int[]) ON CONFLICT DO NOTHING`,
+            [id, links.added],
+          );
         }
         if (links?.removed.length) {
-          await m.query(`DELETE FROM metaverse_object_type_attribute WHERE object_type_id = $1 AND attribute_id = ANY($2::int[])`, [id, links.removed]);
+          await m.query(`DELETE FROM metaverse_object_type_attribute WHERE object_type_id = $1 AND attribute_id = ANY($2::int[])`, [
+            id,
+            links.removed,
+          ]);
         }
         if (links && (links.added.length || links.removed.length)) changed.push('attributeIds');
-        await this.activities.recordChange({ initiator, targetType: ActivityTargetType.MetaverseObjectType, operation: ActivityOperationType.Update,
-          targetId: id, targetName: type.name,
-          details: { changed, ...deletionDetails(deletion), ...(links ? { attributesAdded: links.added, attributesRemoved: links.removed } : {}) } }, m);
+        await this.activities.recordChange(
+          {
+            initiator,
+            targetType: ActivityTargetType.MetaverseObjectType,
+            operation: ActivityOperationType.Update,
+            targetId: id,
+            targetName: type.name,
+            details: {
+              changed,
+              ...deletionDetails(deletion),
+              ...(links ? { attributesAdded: links.added, attributesRemoved: links.removed } : {}),
+            },
+          },
+          m,
+        );
         return this.get(id, m);
       });
     } catch (e) {
-      if (isUniqueViolation(e, 'uq_metaverse_object_type_name')) throw DomainError.validation('name', 'An object type with this name already exists.');
+      if (isUniqueViolation(e, 'uq_metaverse_object_type_name'))
+        throw DomainError.validation('name', 'An object type with this name already exists.');
       throw e;
     }
   }
@@ -140,17 +201,33 @@ export class MetaverseObjectTypesService {
       const type = await this.lock(m, id);
       if (type.isBuiltIn) throw DomainError.badRequest(`${type.name} is a built-in object type and cannot be deleted.`);
       const [{ found }] = await m.query(`SELECT EXISTS (SELECT 1 FROM metaverse_object WHERE type_id = $1) AS found`, [id]);
-      if (found) throw DomainError.conflict(`Object type ${type.name} still has metaverse objects; delete them first.`, { objectTypeId: id });
-      const rules: Array<{ id: number; name: string }> = await m.query(`SELECT id, name FROM sync_rule WHERE metaverse_object_type_id = $1 ORDER BY id`, [id]);
+      if (found)
+        throw DomainError.conflict(`Object type ${type.name} still has metaverse objects; delete them first.`, { objectTypeId: id });
+      const rules: Array<{ id: number; name: string }> = await m.query(
+        `SELECT id, name FROM sync_rule WHERE metaverse_object_type_id = $1 ORDER BY id`,
+        [id],
+      );
       if (rules.length) {
-        throw DomainError.conflict(`Object type ${type.name} is used by sync rule(s) ${rules.map((r) => `"${r.name}"`).join(', ')}; delete or change them first.`,
-          { syncRules: rules });
+        throw DomainError.conflict(
+          `Object type ${type.name} is used by sync rule(s) ${rules.map((r) => `"${r.name}"`).join(', ')}; delete or change them first.`,
+          { syncRules: rules },
+        );
       }
-      const attributeIds: number[] = (await m.query(`SELECT attribute_id FROM metaverse_object_type_attribute WHERE object_type_id = $1 ORDER BY attribute_id`, [id]))
-        .map((r: { attribute_id: number }) => r.attribute_id);
+      const attributeIds: number[] = (
+        await m.query(`SELECT attribute_id FROM metaverse_object_type_attribute WHERE object_type_id = $1 ORDER BY attribute_id`, [id])
+      ).map((r: { attribute_id: number }) => r.attribute_id);
       await m.getRepository(MetaverseObjectTypeEntity).delete({ id });
-      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.MetaverseObjectType, operation: ActivityOperationType.Delete,
-        targetId: id, targetName: type.name, details: { attributeIds } }, m);
+      await this.activities.recordChange(
+        {
+          initiator,
+          targetType: ActivityTargetType.MetaverseObjectType,
+          operation: ActivityOperationType.Delete,
+          targetId: id,
+          targetName: type.name,
+          details: { attributeIds },
+        },
+        m,
+      );
     });
   }
 
@@ -160,7 +237,9 @@ export class MetaverseObjectTypesService {
     if (!wanted) return undefined;
     await checkIdsExist(m, 'metaverse_attribute', wanted, 'attributeIds', 'Metaverse attribute', errors);
     const current: Array<{ id: number; name: string; is_built_in: boolean }> = await m.query(
-      `SELECT a.id, a.name, a.is_built_in FROM metaverse_object_type_attribute ta JOIN metaverse_attribute a ON a.id = ta.attribute_id WHERE ta.object_type_id = $1`, [type.id]);
+      `SELECT a.id, a.name, a.is_built_in FROM metaverse_object_type_attribute ta JOIN metaverse_attribute a ON a.id = ta.attribute_id WHERE ta.object_type_id = $1`,
+      [type.id],
+    );
     const currentIds = new Set(current.map((a) => a.id));
     const wantedIds = new Set(wanted);
     const removed = current.filter((a) => !wantedIds.has(a.id));
@@ -172,13 +251,26 @@ export class MetaverseObjectTypesService {
   }
 
   private async lock(m: EntityManager, id: number): Promise<MetaverseObjectTypeEntity> {
-    const type = await m.getRepository(MetaverseObjectTypeEntity).createQueryBuilder('t').setLock('pessimistic_write').where('t.id = :id', { id }).getOne();
+    const type = await m
+      .getRepository(MetaverseObjectTypeEntity)
+      .createQueryBuilder('t')
+      .setLock('pessimistic_write')
+      .where('t.id = :id', { id })
+      .getOne();
     if (!type) throw DomainError.notFound('Metaverse object type', id);
     return type;
   }
 
-  private async checkUniqueName(m: EntityManager, name: string, exceptId: number | null, errors: ValidationErrorCollector): Promise<boolean> {
-    const [clash] = await m.query(`SELECT name FROM metaverse_object_type WHERE lower(name) = lower($1) AND id IS DISTINCT FROM $2`, [name, exceptId]);
+  private async checkUniqueName(
+    m: EntityManager,
+    name: string,
+    exceptId: number | null,
+    errors: ValidationErrorCollector,
+  ): Promise<boolean> {
+    const [clash] = await m.query(`SELECT name FROM metaverse_object_type WHERE lower(name) = lower($1) AND id IS DISTINCT FROM $2`, [
+      name,
+      exceptId,
+    ]);
     if (clash) errors.add('name', `An object type named "${clash.name}" already exists (names are compared ignoring case).`);
     return !clash;
   }

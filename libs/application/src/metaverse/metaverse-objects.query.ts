@@ -2,7 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import {
-  AttributePlurality, DomainError, normaliseFilterValue, parseAttributeSelection, searchPatterns, typedAttributeValue, TypedAttributeValue,
+  AttributePlurality,
+  DomainError,
+  normaliseFilterValue,
+  parseAttributeSelection,
+  searchPatterns,
+  typedAttributeValue,
+  TypedAttributeValue,
   ValidationErrorCollector,
 } from '@meridian/domain';
 import { PagedResult, pageOf, parsePaging } from '@meridian/platform';
@@ -69,7 +75,13 @@ export const METAVERSE_LIST_COUNT_CAP = LIST_COUNT_CAP;
 const BY_NAME = new Intl.Collator('en', { sensitivity: 'base' });
 
 type StoredValues = Record<string, Array<{ v: unknown; s?: number | null }>>;
-interface AttributeMeta { id: number; name: string; type: string; plurality: string; is_indexed: boolean }
+interface AttributeMeta {
+  id: number;
+  name: string;
+  type: string;
+  plurality: string;
+  is_indexed: boolean;
+}
 
 /** A stable id for a value: a name-based UUID of object, attribute and position (values have no row of their own). */
 function valueId(objectId: string, attributeId: number, index: number): string {
@@ -109,13 +121,20 @@ export class MetaverseObjectsQuery {
     }
     if (objectTypeId !== null) where.push(`o.type_id = ${p(objectTypeId)}`);
     // lower() on both sides in SQL, so the comparison uses one case mapping; served by the trigram index.
-    if (search) where.push(`(${searchPatterns(search).map((pattern) => `lower(o.display_name) LIKE lower(${p(pattern)})`).join(' OR ')})`);
+    if (search)
+      where.push(
+        `(${searchPatterns(search)
+          .map((pattern) => `lower(o.display_name) LIKE lower(${p(pattern)})`)
+          .join(' OR ')})`,
+      );
     // Lookup rows keep the first 512 characters, so a longer value is confirmed against the stored one;
     // an attribute without an index is read from every object in scope (documented as slow at scale).
     if (filter && (!filter.attr.is_indexed || filter.value.length > MAX_LOOKUP_VALUE_LENGTH)) {
       const key = `${p(String(filter.attr.id))}::text`;
-      where.push(`o.attributes ? ${key}`,
-        `EXISTS (SELECT 1 FROM jsonb_array_elements(o.attributes -> ${key}) e WHERE lower(e ->> 'v') = lower(${p(filter.value)}::text))`);
+      where.push(
+        `o.attributes ? ${key}`,
+        `EXISTS (SELECT 1 FROM jsonb_array_elements(o.attributes -> ${key}) e WHERE lower(e ->> 'v') = lower(${p(filter.value)}::text))`,
+      );
     }
     const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const columns = `o.id, o.created, o.display_name, o.status, o.type_id${selected ? ', o.attributes' : ''}`;
@@ -131,7 +150,14 @@ export class MetaverseObjectsQuery {
       // Type and indexed-attribute filters: the id order is an index, so the walk is cheap whatever matches;
       // a short page ends the list, otherwise the count is an index-only walk up to the bound.
       rows = await this.ds.query(pageSql, params);
-      ({ totalCount, totalCountIsExact } = await boundedCount(this.ds, `${from} ${whereSql}`, params, paging, rows.length, METAVERSE_LIST_COUNT_CAP));
+      ({ totalCount, totalCountIsExact } = await boundedCount(
+        this.ds,
+        `${from} ${whereSql}`,
+        params,
+        paging,
+        rows.length,
+        METAVERSE_LIST_COUNT_CAP,
+      ));
     } else {
       // A search (or an unindexed filter): where the matches lie in id order is unknown, and the planner
       // estimates trigram matches badly either way. So the plan is chosen from what is learnt, not guessed:
@@ -142,24 +168,37 @@ export class MetaverseObjectsQuery {
         const first = await firstMatches(m, `SELECT o.id FROM ${from} ${whereSql}`, params, paging, METAVERSE_LIST_COUNT_CAP);
         if (first) {
           const found: Row[] = first.pageIds.length
-            ? await m.query(`SELECT ${columns} FROM metaverse_object o WHERE o.id = ANY($1::uuid[]) ORDER BY o.id`, [first.pageIds]) : [];
+            ? await m.query(`SELECT ${columns} FROM metaverse_object o WHERE o.id = ANY($1::uuid[]) ORDER BY o.id`, [first.pageIds])
+            : [];
           return { rows: found, totalCount: first.totalCount, totalCountIsExact: true };
         }
         // 2. More than that: at least (offset + cap) / N of the objects match, so a walk in id order reaches
         //    the page within a bounded number of entries — index-only over (type_id, id) INCLUDE
         //    (display_name), one walk per type when no type is given, merged.
-        if (!search) return { rows: await m.query(pageSql, params) as Row[], totalCount: limit, totalCountIsExact: false };
+        if (!search) return { rows: (await m.query(pageSql, params)) as Row[], totalCount: limit, totalCountIsExact: false };
         await m.query(`SET LOCAL enable_indexscan = on; SET LOCAL enable_indexonlyscan = on; SET LOCAL enable_bitmapscan = off`);
-        const walk = objectTypeId !== null ? pageSql : `SELECT ${columns} FROM metaverse_object o JOIN (SELECT id FROM (${[...typeNames.keys()]
-          .map((t) => `(SELECT o.id FROM ${from} ${whereSql} AND o.type_id = ${Number(t)} ORDER BY ${order} LIMIT ${paging.offset + paging.pageSize})`).join(' UNION ALL ')}) u
+        const walk =
+          objectTypeId !== null
+            ? pageSql
+            : `SELECT ${columns} FROM metaverse_object o JOIN (SELECT id FROM (${[...typeNames.keys()]
+                .map(
+                  (t) =>
+                    `(SELECT o.id FROM ${from} ${whereSql} AND o.type_id = ${Number(t)} ORDER BY ${order} LIMIT ${paging.offset + paging.pageSize})`,
+                )
+                .join(' UNION ALL ')}) u
           ORDER BY id LIMIT ${paging.pageSize} OFFSET ${paging.offset}) p ON p.id = o.id ORDER BY o.id`;
-        return { rows: await m.query(walk, params) as Row[], totalCount: limit, totalCountIsExact: false };
+        return { rows: (await m.query(walk, params)) as Row[], totalCount: limit, totalCountIsExact: false };
       }));
     }
 
     const items = rows.map((r): MetaverseObjectListItem => {
       const item: MetaverseObjectListItem = {
-        id: r.id, created: r.created.toISOString(), displayName: r.display_name, status: r.status, typeId: r.type_id, typeName: typeNames.get(r.type_id) ?? '',
+        id: r.id,
+        created: r.created.toISOString(),
+        displayName: r.display_name,
+        status: r.status,
+        typeId: r.type_id,
+        typeName: typeNames.get(r.type_id) ?? '',
       };
       if (selected) item.attributes = this.dictionary(r.attributes ?? {}, selected, byId);
       return item;
@@ -178,24 +217,33 @@ export class MetaverseObjectsQuery {
     }
     let search: string | null = null;
     if (query.search !== undefined && query.search !== null) {
-      if (typeof query.search !== 'string' || query.search.length > 200) errors.add('search', 'search must be text of at most 200 characters.');
+      if (typeof query.search !== 'string' || query.search.length > 200)
+        errors.add('search', 'search must be text of at most 200 characters.');
       else search = query.search.trim() || null;
     }
     const selection = parseAttributeSelection(query.attributes);
     if ('error' in selection) errors.add('attributes', selection.error);
-    const filterName = typeof query.filterAttributeName === 'string' && query.filterAttributeName.trim() ? query.filterAttributeName.trim() : null;
-    const filterValue = typeof query.filterAttributeValue === 'string' && query.filterAttributeValue.trim() ? query.filterAttributeValue : null;
-    for (const [field, raw] of [['filterAttributeName', query.filterAttributeName], ['filterAttributeValue', query.filterAttributeValue]] as const) {
+    const filterName =
+      typeof query.filterAttributeName === 'string' && query.filterAttributeName.trim() ? query.filterAttributeName.trim() : null;
+    const filterValue =
+      typeof query.filterAttributeValue === 'string' && query.filterAttributeValue.trim() ? query.filterAttributeValue : null;
+    for (const [field, raw] of [
+      ['filterAttributeName', query.filterAttributeName],
+      ['filterAttributeValue', query.filterAttributeValue],
+    ] as const) {
       if (raw !== undefined && raw !== null && typeof raw !== 'string') errors.add(field, `${field} must be text.`);
     }
     if (filterName && !filterValue) errors.add('filterAttributeValue', 'filterAttributeValue is required with filterAttributeName.');
     if (filterValue && !filterName) errors.add('filterAttributeName', 'filterAttributeName is required with filterAttributeValue.');
-    if (filterValue && filterValue.length > 4000) errors.add('filterAttributeValue', 'filterAttributeValue must be at most 4000 characters.');
+    if (filterValue && filterValue.length > 4000)
+      errors.add('filterAttributeValue', 'filterAttributeValue must be at most 4000 characters.');
 
     const needAttributes = !('error' in selection) && selection.kind !== 'none';
     const [types, attributes] = await Promise.all([
       this.ds.query(`SELECT id, name FROM metaverse_object_type`) as Promise<Array<{ id: number; name: string }>>,
-      (needAttributes || filterName ? this.ds.query(`SELECT id, name, type, plurality, is_indexed FROM metaverse_attribute`) : Promise.resolve([])) as Promise<AttributeMeta[]>,
+      (needAttributes || filterName
+        ? this.ds.query(`SELECT id, name, type, plurality, is_indexed FROM metaverse_attribute`)
+        : Promise.resolve([])) as Promise<AttributeMeta[]>,
     ]);
     const typeNames = new Map(types.map((t) => [t.id, t.name]));
     if (objectTypeId !== null && !Number.isNaN(objectTypeId) && !typeNames.has(objectTypeId)) {
@@ -241,12 +289,17 @@ export class MetaverseObjectsQuery {
                                                           'displayName', COALESCE(c.display_name, c.external_id)) ORDER BY cs.name, c.id), '[]')
                  FROM connected_system_object c JOIN connected_system cs ON cs.id = c.connected_system_id WHERE c.metaverse_object_id = o.id) AS csos
          FROM metaverse_object o JOIN metaverse_object_type t ON t.id = o.type_id
-        WHERE o.id = $1`, [id]);
+        WHERE o.id = $1`,
+      [id],
+    );
     if (!row) throw DomainError.notFound('Metaverse object', id);
     const defs = new Map<string, { id: number; name: string; type: string; plurality: string }>(
-      (row.attribute_defs as Array<{ id: number; name: string; type: string; plurality: string }>).map((a) => [String(a.id), a]));
+      (row.attribute_defs as Array<{ id: number; name: string; type: string; plurality: string }>).map((a) => [String(a.id), a]),
+    );
     const systems = new Map<number, string>((row.systems as Array<{ id: number; name: string }>).map((s) => [s.id, s.name]));
-    const refs = new Map<string, string | null>((row.refs as Array<{ id: string; displayName: string | null }>).map((r) => [r.id, r.displayName]));
+    const refs = new Map<string, string | null>(
+      (row.refs as Array<{ id: string; displayName: string | null }>).map((r) => [r.id, r.displayName]),
+    );
     const values: MetaverseAttributeValueView[] = [];
     const stored = row.attributes as StoredValues;
     const ordered = [...defs.values()].sort((a, b) => BY_NAME.compare(a.name, b.name) || a.id - b.id);
@@ -255,11 +308,15 @@ export class MetaverseObjectsQuery {
         const typed = typedAttributeValue(def.type, entry.v);
         const systemId = typeof entry.s === 'number' ? entry.s : null;
         values.push({
-          id: valueId(row.id, def.id, index), attributeId: def.id, attributeName: def.name, attributeType: def.type, attributePlurality: def.plurality,
+          id: valueId(row.id, def.id, index),
+          attributeId: def.id,
+          attributeName: def.name,
+          attributeType: def.type,
+          attributePlurality: def.plurality,
           ...typed,
-          referenceValueDisplayName: typed.referenceValueId ? refs.get(typed.referenceValueId) ?? null : null,
+          referenceValueDisplayName: typed.referenceValueId ? (refs.get(typed.referenceValueId) ?? null) : null,
           contributedBySystemId: systemId,
-          contributedBySystemName: systemId === null ? null : systems.get(systemId) ?? null,
+          contributedBySystemName: systemId === null ? null : (systems.get(systemId) ?? null),
         });
       });
     }
@@ -285,10 +342,12 @@ export class MetaverseObjectsQuery {
     const out: Record<string, unknown> = {};
     const shape = (a: AttributeMeta) => {
       const values = (stored[String(a.id)] ?? []).map((e) => e.v);
-      return a.plurality === AttributePlurality.Multi ? values : values[0] ?? null;
+      return a.plurality === AttributePlurality.Multi ? values : (values[0] ?? null);
     };
     if (selected === 'all') {
-      const present = Object.keys(stored).map((k) => byId.get(k)).filter((a): a is AttributeMeta => !!a && (stored[String(a.id)]?.length ?? 0) > 0);
+      const present = Object.keys(stored)
+        .map((k) => byId.get(k))
+        .filter((a): a is AttributeMeta => !!a && (stored[String(a.id)]?.length ?? 0) > 0);
       for (const a of present.sort((x, y) => BY_NAME.compare(x.name, y.name))) out[a.name] = shape(a);
     } else {
       for (const a of selected) out[a.name] = shape(a);

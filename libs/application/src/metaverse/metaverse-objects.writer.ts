@@ -1,8 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
-  ActivityOperationType, ActivityTargetType, ADMINISTRATOR_ROLE, AttributeDataType, AttributePlurality, BuiltInAttributeNames, coerceAttributeValue,
-  displayNameFrom, DomainError, MetaverseObjectOrigin, ValidationErrorCollector,
+  ActivityOperationType,
+  ActivityTargetType,
+  ADMINISTRATOR_ROLE,
+  AttributeDataType,
+  AttributePlurality,
+  BuiltInAttributeNames,
+  coerceAttributeValue,
+  displayNameFrom,
+  DomainError,
+  MetaverseObjectOrigin,
+  ValidationErrorCollector,
 } from '@meridian/domain';
 import { MetaverseObjectEntity } from '@meridian/persistence';
 import { DataSource, EntityManager } from 'typeorm';
@@ -12,8 +21,16 @@ import { lockLookupSchemaShared, refreshObjectLookups } from './metaverse-lookup
 import { MetaverseObjectsQuery, MetaverseObjectDetailView } from './metaverse-objects.query';
 
 type AttributeValues = Record<string, Array<{ v: unknown; s?: number | null }>>;
-interface TypeAttribute { id: number; name: string; type: string; plurality: string }
-interface ObjectTypeRef { id: number; name: string }
+interface TypeAttribute {
+  id: number;
+  name: string;
+  type: string;
+  plurality: string;
+}
+interface ObjectTypeRef {
+  id: number;
+  name: string;
+}
 
 /**
  * The display name is indexed (lower(display_name)) and becomes the activity's target name
@@ -28,7 +45,8 @@ export interface CreateMetaverseObjectInput {
   attributes?: unknown;
 }
 
-const isEmpty = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.every((x) => x === null || x === undefined || x === ''));
+const isEmpty = (v: unknown) =>
+  v === null || v === undefined || v === '' || (Array.isArray(v) && v.every((x) => x === null || x === undefined || x === ''));
 
 /**
  * Creates, updates and deletes `Internal` metaverse objects (e.g. administrators who sign in with
@@ -55,11 +73,22 @@ export class MetaverseObjectsWriter {
       const document = this.apply({}, input.attributes as Record<string, unknown>, type, attrs, errors);
       const displayName = this.displayName(document, attrs, errors);
       errors.throwIfAny();
-      const saved = await m.getRepository(MetaverseObjectEntity).save({ typeId: type.id, origin: MetaverseObjectOrigin.Internal, displayName, attributes: document });
+      const saved = await m
+        .getRepository(MetaverseObjectEntity)
+        .save({ typeId: type.id, origin: MetaverseObjectOrigin.Internal, displayName, attributes: document });
       await refreshObjectLookups(m, [saved.id]);
-      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.MetaverseObject, operation: ActivityOperationType.Create,
-        targetId: saved.id, targetName: displayName ?? saved.id, targetContext: type.name,
-        details: { attributes: Object.keys(input.attributes as object).length } }, m);
+      await this.activities.recordChange(
+        {
+          initiator,
+          targetType: ActivityTargetType.MetaverseObject,
+          operation: ActivityOperationType.Create,
+          targetId: saved.id,
+          targetName: displayName ?? saved.id,
+          targetContext: type.name,
+          details: { attributes: Object.keys(input.attributes as object).length },
+        },
+        m,
+      );
       return this.query.get(saved.id, m);
     });
   }
@@ -81,12 +110,25 @@ export class MetaverseObjectsWriter {
       const document = this.apply({ ...object.attributes }, attributes as Record<string, unknown>, type, attrs, errors);
       const displayName = this.displayName(document, attrs, errors);
       errors.throwIfAny();
-      await m.query(`UPDATE metaverse_object SET attributes = $2, display_name = $3, last_updated = now() WHERE id = $1`, [id, document, displayName]);
+      await m.query(`UPDATE metaverse_object SET attributes = $2, display_name = $3, last_updated = now() WHERE id = $1`, [
+        id,
+        document,
+        displayName,
+      ]);
       await refreshObjectLookups(m, [id]);
       const byName = new Map(attrs.map((a) => [a.name.toLowerCase(), a.name]));
-      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.MetaverseObject, operation: ActivityOperationType.Update,
-        targetId: id, targetName: displayName ?? id, targetContext: type.name,
-        details: { changed: Object.keys(attributes as object).map((n) => byName.get(n.toLowerCase()) ?? n) } }, m);
+      await this.activities.recordChange(
+        {
+          initiator,
+          targetType: ActivityTargetType.MetaverseObject,
+          operation: ActivityOperationType.Update,
+          targetId: id,
+          targetName: displayName ?? id,
+          targetContext: type.name,
+          details: { changed: Object.keys(attributes as object).map((n) => byName.get(n.toLowerCase()) ?? n) },
+        },
+        m,
+      );
       return this.query.get(id, m);
     });
   }
@@ -103,17 +145,36 @@ export class MetaverseObjectsWriter {
       await m.query(`SELECT id FROM role WHERE name = $1 FOR UPDATE`, [ADMINISTRATOR_ROLE]);
       const [admins] = await m.query(
         `SELECT count(*)::int AS count, bool_or(m.metaverse_object_id = $2) AS is_member FROM role_member m JOIN role r ON r.id = m.role_id WHERE r.name = $1`,
-        [ADMINISTRATOR_ROLE, id]);
+        [ADMINISTRATOR_ROLE, id],
+      );
       if (admins.is_member && admins.count <= 1) {
-        throw DomainError.conflict('This object is the last member of the Administrator role and cannot be deleted; add another administrator first.');
+        throw DomainError.conflict(
+          'This object is the last member of the Administrator role and cannot be deleted; add another administrator first.',
+        );
       }
       const [type]: ObjectTypeRef[] = await m.query(`SELECT id, name FROM metaverse_object_type WHERE id = $1`, [object.typeId]);
       const referencing = await this.removeReferencesTo(m, id);
-      const [, disconnected] = await m.query(`UPDATE connected_system_object SET metaverse_object_id = NULL, join_type = NULL, last_updated = now() WHERE metaverse_object_id = $1`, [id]);
+      const [, disconnected] = await m.query(
+        `UPDATE connected_system_object SET metaverse_object_id = NULL, join_type = NULL, last_updated = now() WHERE metaverse_object_id = $1`,
+        [id],
+      );
       await m.query(`DELETE FROM metaverse_object WHERE id = $1`, [id]);
-      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.MetaverseObject, operation: ActivityOperationType.Delete,
-        targetId: id, targetName: object.displayName ?? id, targetContext: type?.name ?? null,
-        details: { referencesRemovedFrom: referencing, disconnectedConnectedSystemObjects: Number(disconnected) || 0, wasAdministrator: !!admins.is_member } }, m);
+      await this.activities.recordChange(
+        {
+          initiator,
+          targetType: ActivityTargetType.MetaverseObject,
+          operation: ActivityOperationType.Delete,
+          targetId: id,
+          targetName: object.displayName ?? id,
+          targetContext: type?.name ?? null,
+          details: {
+            referencesRemovedFrom: referencing,
+            disconnectedConnectedSystemObjects: Number(disconnected) || 0,
+            wasAdministrator: !!admins.is_member,
+          },
+        },
+        m,
+      );
     });
   }
 
@@ -131,15 +192,23 @@ export class MetaverseObjectsWriter {
                              WHERE kv.value <> '[]'::jsonb)
         WHERE o.id <> $1::text::uuid
           AND EXISTS (SELECT 1 FROM refs, jsonb_array_elements(o.attributes -> refs.k) x WHERE o.attributes ? refs.k AND x ->> 'v' = $1::text)`,
-      [id, AttributeDataType.Reference]);
+      [id, AttributeDataType.Reference],
+    );
     return Number(updated) || 0;
   }
 
   private async lockInternal(m: EntityManager, id: string, verb: string): Promise<MetaverseObjectEntity> {
-    const object = await m.getRepository(MetaverseObjectEntity).createQueryBuilder('o').setLock('pessimistic_write').where('o.id = :id', { id }).getOne();
+    const object = await m
+      .getRepository(MetaverseObjectEntity)
+      .createQueryBuilder('o')
+      .setLock('pessimistic_write')
+      .where('o.id = :id', { id })
+      .getOne();
     if (!object) throw DomainError.notFound('Metaverse object', id);
     if (object.origin !== MetaverseObjectOrigin.Internal) {
-      throw DomainError.badRequest(`Metaverse object ${id} is ${object.origin}: its values come from connected systems, so it cannot be ${verb} here.`);
+      throw DomainError.badRequest(
+        `Metaverse object ${id} is ${object.origin}: its values come from connected systems, so it cannot be ${verb} here.`,
+      );
     }
     return object;
   }
@@ -149,39 +218,72 @@ export class MetaverseObjectsWriter {
     const byId = input.objectTypeId !== undefined && input.objectTypeId !== null;
     const byName = input.objectType !== undefined && input.objectType !== null;
     if (!byId && !byName) throw DomainError.validation('objectType', 'objectType (a type name) or objectTypeId is required.');
-    if (byId && (typeof input.objectTypeId !== 'number' || !Number.isSafeInteger(input.objectTypeId) || input.objectTypeId < 1 || input.objectTypeId > 2_147_483_647)) {
+    if (
+      byId &&
+      (typeof input.objectTypeId !== 'number' ||
+        !Number.isSafeInteger(input.objectTypeId) ||
+        input.objectTypeId < 1 ||
+        input.objectTypeId > 2_147_483_647)
+    ) {
       throw DomainError.validation('objectTypeId', 'objectTypeId must be a positive whole number.');
     }
-    if (byName && (typeof input.objectType !== 'string' || !input.objectType.trim())) throw DomainError.validation('objectType', 'objectType must be a type name.');
+    if (byName && (typeof input.objectType !== 'string' || !input.objectType.trim()))
+      throw DomainError.validation('objectType', 'objectType must be a type name.');
     const [type]: ObjectTypeRef[] = byId
       ? await m.query(`SELECT id, name FROM metaverse_object_type WHERE id = $1 FOR KEY SHARE`, [input.objectTypeId])
-      : await m.query(`SELECT id, name FROM metaverse_object_type WHERE lower(name) = lower($1) FOR KEY SHARE`, [(input.objectType as string).trim()]);
+      : await m.query(`SELECT id, name FROM metaverse_object_type WHERE lower(name) = lower($1) FOR KEY SHARE`, [
+          (input.objectType as string).trim(),
+        ]);
     const field = byId ? 'objectTypeId' : 'objectType';
-    if (!type) throw DomainError.validation(field, `Metaverse object type "${byId ? input.objectTypeId : input.objectType}" does not exist.`);
+    if (!type)
+      throw DomainError.validation(field, `Metaverse object type "${byId ? input.objectTypeId : input.objectType}" does not exist.`);
     if (byId && byName && type.name.toLowerCase() !== (input.objectType as string).trim().toLowerCase()) {
-      throw DomainError.validation('objectType', `objectType "${input.objectType}" does not match objectTypeId ${input.objectTypeId} (${type.name}).`);
+      throw DomainError.validation(
+        'objectType',
+        `objectType "${input.objectType}" does not match objectTypeId ${input.objectTypeId} (${type.name}).`,
+      );
     }
     return type;
   }
 
   private typeAttributes(m: EntityManager, typeId: number): Promise<TypeAttribute[]> {
     return m.query(
-      `SELECT a.id, a.name, a.type, a.plurality FROM metaverse_attribute a JOIN metaverse_object_type_attribute ta ON ta.attribute_id = a.id WHERE ta.object_type_id = $1`, [typeId]);
+      `SELECT a.id, a.name, a.type, a.plurality FROM metaverse_attribute a JOIN metaverse_object_type_attribute ta ON ta.attribute_id = a.id WHERE ta.object_type_id = $1`,
+      [typeId],
+    );
   }
 
   /** Applies name → value(s) to a document (empty values remove the attribute), recording errors by `attributes.<name>`. */
-  private apply(document: AttributeValues, values: Record<string, unknown>, type: ObjectTypeRef, attrs: TypeAttribute[], errors: ValidationErrorCollector): AttributeValues {
+  private apply(
+    document: AttributeValues,
+    values: Record<string, unknown>,
+    type: ObjectTypeRef,
+    attrs: TypeAttribute[],
+    errors: ValidationErrorCollector,
+  ): AttributeValues {
     const byName = new Map(attrs.map((a) => [a.name.toLowerCase(), a]));
     const seen = new Set<number>();
     for (const [name, raw] of Object.entries(values)) {
       const field = `attributes.${name}`;
       const attr = byName.get(name.toLowerCase());
-      if (!attr) { errors.add(field, `"${name}" is not an attribute of ${type.name}.`); continue; }
-      if (seen.has(attr.id)) { errors.add(field, `${attr.name} is given more than once (attribute names ignore case).`); continue; }
+      if (!attr) {
+        errors.add(field, `"${name}" is not an attribute of ${type.name}.`);
+        continue;
+      }
+      if (seen.has(attr.id)) {
+        errors.add(field, `${attr.name} is given more than once (attribute names ignore case).`);
+        continue;
+      }
       seen.add(attr.id);
-      if (isEmpty(raw)) { delete document[String(attr.id)]; continue; }
+      if (isEmpty(raw)) {
+        delete document[String(attr.id)];
+        continue;
+      }
       const list = (Array.isArray(raw) ? raw : [raw]).filter((v) => !isEmpty(v));
-      if (attr.plurality === AttributePlurality.Single && list.length > 1) { errors.add(field, `"${name}" holds a single value.`); continue; }
+      if (attr.plurality === AttributePlurality.Single && list.length > 1) {
+        errors.add(field, `"${name}" holds a single value.`);
+        continue;
+      }
       const stored: Array<{ v: unknown; s: null }> = [];
       for (const v of list) {
         const result = coerceAttributeValue(attr, v);
@@ -201,7 +303,10 @@ export class MetaverseObjectsWriter {
     const displayName = displayNameFrom(first(displayAttr), first(accountAttr));
     if (displayName !== null && displayName.length > MAX_DISPLAY_NAME_LENGTH) {
       const source = displayNameFrom(first(displayAttr), undefined) !== null ? displayAttr! : accountAttr!;
-      errors.add(`attributes.${source.name}`, `${source.name} must be at most ${MAX_DISPLAY_NAME_LENGTH} characters: it is the object's display name.`);
+      errors.add(
+        `attributes.${source.name}`,
+        `${source.name} must be at most ${MAX_DISPLAY_NAME_LENGTH} characters: it is the object's display name.`,
+      );
     }
     return displayName;
   }

@@ -20,7 +20,9 @@ export async function syncRulesReferencingAttribute(m: EntityManager, attributeI
          OR EXISTS (SELECT 1 FROM sync_rule_matching_rule mr WHERE mr.sync_rule_id = r.id AND mr.metaverse_attribute_id = $1)
          OR (r.direction = 'Export' AND jsonb_path_exists(r.scoping_criteria, 'lax $.**.attributeId ? (@ == $id)', jsonb_build_object('id', $1::int))))
         AND ($2::int IS NULL OR r.metaverse_object_type_id = $2)
-      ORDER BY r.id`, [attributeId, objectTypeId ?? null]);
+      ORDER BY r.id`,
+    [attributeId, objectTypeId ?? null],
+  );
 }
 
 /** Sync rules whose mapping expressions name the attribute (`mv["Name"]`, compared ignoring case). */
@@ -30,19 +32,26 @@ export async function syncRulesNamingAttribute(m: EntityManager, name: string, o
        JOIN sync_rule_mapping mp ON mp.id = s.mapping_id JOIN sync_rule r ON r.id = mp.sync_rule_id
       WHERE s.expression IS NOT NULL AND strpos(lower(s.expression), lower($1)) > 0
         AND ($2::int IS NULL OR r.metaverse_object_type_id = $2)
-      ORDER BY r.id`, [name, objectTypeId ?? null]);
+      ORDER BY r.id`,
+    [name, objectTypeId ?? null],
+  );
   const lower = name.toLowerCase();
   const found = new Map<number, SyncRuleRef>();
   for (const c of candidates) {
     if (found.has(c.id)) continue;
     const compiled = compileExpression(c.expression);
-    if (compiled.ok && compiled.expression.references.some((ref) => ref.source === 'mv' && ref.name.toLowerCase() === lower)) found.set(c.id, { id: c.id, name: c.name });
+    if (compiled.ok && compiled.expression.references.some((ref) => ref.source === 'mv' && ref.name.toLowerCase() === lower))
+      found.set(c.id, { id: c.id, name: c.name });
   }
   return [...found.values()];
 }
 
 /** Every sync rule that uses the attribute, by id or by name in an expression. */
-export async function syncRulesUsingAttribute(m: EntityManager, attr: { id: number; name: string }, objectTypeId?: number): Promise<SyncRuleRef[]> {
+export async function syncRulesUsingAttribute(
+  m: EntityManager,
+  attr: { id: number; name: string },
+  objectTypeId?: number,
+): Promise<SyncRuleRef[]> {
   const byId = new Map((await syncRulesReferencingAttribute(m, attr.id, objectTypeId)).map((r) => [r.id, r]));
   for (const r of await syncRulesNamingAttribute(m, attr.name, objectTypeId)) byId.set(r.id, r);
   return [...byId.values()].sort((a, b) => a.id - b.id);
@@ -50,9 +59,13 @@ export async function syncRulesUsingAttribute(m: EntityManager, attr: { id: numb
 
 /** Whether any metaverse object (of one type, when given) holds a value for the attribute. */
 export async function attributeHasValues(m: EntityManager, attributeId: number, objectTypeId?: number): Promise<boolean> {
-  const [{ found }] = objectTypeId === undefined
-    ? await m.query(`SELECT EXISTS (SELECT 1 FROM metaverse_object WHERE attributes ? $1) AS found`, [String(attributeId)])
-    : await m.query(`SELECT EXISTS (SELECT 1 FROM metaverse_object WHERE type_id = $2 AND attributes ? $1) AS found`, [String(attributeId), objectTypeId]);
+  const [{ found }] =
+    objectTypeId === undefined
+      ? await m.query(`SELECT EXISTS (SELECT 1 FROM metaverse_object WHERE attributes ? $1) AS found`, [String(attributeId)])
+      : await m.query(`SELECT EXISTS (SELECT 1 FROM metaverse_object WHERE type_id = $2 AND attributes ? $1) AS found`, [
+          String(attributeId),
+          objectTypeId,
+        ]);
   return found;
 }
 
@@ -71,7 +84,8 @@ export async function detachProblem(
   if (attr.isBuiltIn && type.isBuiltIn && builtInObjectTypesOf(attr.name).includes(type.name)) {
     return `${attr.name} is part of the built-in ${type.name} schema and cannot be taken off it.`;
   }
-  if (await attributeHasValues(m, attr.id, type.id)) return `${type.name} objects hold values for ${attr.name}; it cannot be taken off ${type.name}.`;
+  if (await attributeHasValues(m, attr.id, type.id))
+    return `${type.name} objects hold values for ${attr.name}; it cannot be taken off ${type.name}.`;
   const rules = await syncRulesUsingAttribute(m, attr, type.id);
   if (rules.length) return `${attr.name} is used by sync rule(s) ${names(rules)} of ${type.name}; it cannot be taken off ${type.name}.`;
   return null;

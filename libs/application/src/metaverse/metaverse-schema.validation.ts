@@ -43,8 +43,14 @@ export function checkIdList(raw: unknown, field: string, errors: ValidationError
 }
 
 /** Records under `field` the ids of `table` that do not exist. */
-export async function checkIdsExist(m: EntityManager, table: 'metaverse_object_type' | 'metaverse_attribute' | 'connected_system',
-  ids: readonly number[], field: string, noun: string, errors: ValidationErrorCollector): Promise<void> {
+export async function checkIdsExist(
+  m: EntityManager,
+  table: 'metaverse_object_type' | 'metaverse_attribute' | 'connected_system',
+  ids: readonly number[],
+  field: string,
+  noun: string,
+  errors: ValidationErrorCollector,
+): Promise<void> {
   if (!ids.length) return;
   const rows: Array<{ id: number }> = await m.query(`SELECT id FROM ${table} WHERE id = ANY($1::int[])`, [ids]);
   const found = new Set(rows.map((r) => r.id));

@@ -109,19 +109,24 @@ function attributeView(r: AttributeRow): MetaverseAttributeView {
 
 /** Object types in id order (User, Group, then custom types as created); one when `id` is given. */
 export async function loadObjectTypes(m: EntityManager, id?: number): Promise<MetaverseObjectTypeView[]> {
-  const rows: ObjectTypeRow[] = id === undefined
-    ? await m.query(`${OBJECT_TYPE_SELECT} ORDER BY t.id`)
-    : await m.query(`${OBJECT_TYPE_SELECT} WHERE t.id = $1`, [id]);
+  const rows: ObjectTypeRow[] =
+    id === undefined ? await m.query(`${OBJECT_TYPE_SELECT} ORDER BY t.id`) : await m.query(`${OBJECT_TYPE_SELECT} WHERE t.id = $1`, [id]);
   return rows.map(objectTypeView);
 }
 
 /** Attributes by name; only those of one object type, or one attribute, when asked. */
-export async function loadAttributes(m: EntityManager, filter: { objectTypeId?: number; id?: number } = {}): Promise<MetaverseAttributeView[]> {
+export async function loadAttributes(
+  m: EntityManager,
+  filter: { objectTypeId?: number; id?: number } = {},
+): Promise<MetaverseAttributeView[]> {
   if (filter.id !== undefined) return (await m.query(`${ATTRIBUTE_SELECT} WHERE a.id = $1`, [filter.id])).map(attributeView);
   if (filter.objectTypeId !== undefined) {
-    return (await m.query(
-      `${ATTRIBUTE_SELECT} WHERE EXISTS (SELECT 1 FROM metaverse_object_type_attribute x WHERE x.attribute_id = a.id AND x.object_type_id = $1) ORDER BY lower(a.name), a.id`,
-      [filter.objectTypeId])).map(attributeView);
+    return (
+      await m.query(
+        `${ATTRIBUTE_SELECT} WHERE EXISTS (SELECT 1 FROM metaverse_object_type_attribute x WHERE x.attribute_id = a.id AND x.object_type_id = $1) ORDER BY lower(a.name), a.id`,
+        [filter.objectTypeId],
+      )
+    ).map(attributeView);
   }
   return (await m.query(`${ATTRIBUTE_SELECT} ORDER BY lower(a.name), a.id`)).map(attributeView);
 }

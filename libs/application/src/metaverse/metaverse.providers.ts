@@ -6,4 +6,10 @@ import { MetaverseObjectsWriter } from './metaverse-objects.writer';
 import { PendingDeletionsQuery } from './pending-deletions.query';
 
 /** Services of this area, registered by ApplicationModule. */
-export const METAVERSE_PROVIDERS: Provider[] = [MetaverseObjectTypesService, MetaverseAttributesService, MetaverseObjectsQuery, MetaverseObjectsWriter, PendingDeletionsQuery];
+export const METAVERSE_PROVIDERS: Provider[] = [
+  MetaverseObjectTypesService,
+  MetaverseAttributesService,
+  MetaverseObjectsQuery,
+  MetaverseObjectsWriter,
+  PendingDeletionsQuery,
+];

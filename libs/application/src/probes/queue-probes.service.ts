@@ -40,7 +40,9 @@ export class QueueProbesService {
   /** Worker side: marks the probe processed (idempotent). */
   async complete(id: string, worker: string): Promise<boolean> {
     const [, updated] = await this.ds.query(
-      `UPDATE queue_probe SET processed_at = now(), processed_by = $2 WHERE id = $1 AND processed_at IS NULL`, [id, worker]);
+      `UPDATE queue_probe SET processed_at = now(), processed_by = $2 WHERE id = $1 AND processed_at IS NULL`,
+      [id, worker],
+    );
     return updated > 0;
   }
 }

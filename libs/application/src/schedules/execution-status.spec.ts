@@ -1,6 +1,13 @@
 import { ActivityStatus } from '@meridian/domain';
 import {
-  continuedFailuresNote, decideStepIndex, executionActivityStatus, ExecutionStatus, isFailedStep, isFinishedStep, stepFailureMessage, StepStatus,
+  continuedFailuresNote,
+  decideStepIndex,
+  executionActivityStatus,
+  ExecutionStatus,
+  isFailedStep,
+  isFinishedStep,
+  stepFailureMessage,
+  StepStatus,
   stepStatusForActivity,
 } from './execution-status';
 
@@ -21,7 +28,15 @@ describe('execution and step statuses', () => {
 
   it('uses the spec spellings of the step statuses', () => {
     expect(Object.values(StepStatus)).toEqual([
-      'Pending', 'Queued', 'Processing', 'Waiting', 'Completed', 'Completed with Warning', 'Completed with Error', 'Failed', 'Cancelled',
+      'Pending',
+      'Queued',
+      'Processing',
+      'Waiting',
+      'Completed',
+      'Completed with Warning',
+      'Completed with Error',
+      'Failed',
+      'Cancelled',
     ]);
     expect(Object.values(ExecutionStatus)).toEqual(['Queued', 'InProgress', 'Completed', 'Failed', 'Cancelled', 'Paused']);
   });
@@ -42,11 +57,19 @@ describe('execution and step statuses', () => {
   });
 
   it('names the step in failure messages', () => {
-    expect(stepFailureMessage({ stepIndex: 2, name: 'HR import', status: 'Failed', errorMessage: 'exit code 3' })).toBe("Step 2 'HR import' failed: exit code 3");
+    expect(stepFailureMessage({ stepIndex: 2, name: 'HR import', status: 'Failed', errorMessage: 'exit code 3' })).toBe(
+      "Step 2 'HR import' failed: exit code 3",
+    );
     expect(stepFailureMessage({ stepIndex: 0, name: 'x', status: 'Cancelled', errorMessage: null })).toBe("Step 0 'x' was cancelled.");
   });
 
-  const step = (status: string, continueOnFailure = false, name = 's') => ({ stepIndex: 1, name, status, errorMessage: status === 'Failed' ? 'boom' : null, continueOnFailure });
+  const step = (status: string, continueOnFailure = false, name = 's') => ({
+    stepIndex: 1,
+    name,
+    status,
+    errorMessage: status === 'Failed' ? 'boom' : null,
+    continueOnFailure,
+  });
 
   it.each([
     [[step('Completed'), step('Processing')], { running: true, failure: null }],
@@ -54,7 +77,10 @@ describe('execution and step statuses', () => {
     [[step('Completed'), step('Completed with Error')], { running: false, failure: null }],
     [[step('Completed'), step('Failed', true)], { running: false, failure: null }],
     [[step('Completed'), step('Failed', false, 'HR import')], { running: false, failure: "Step 1 'HR import' failed: boom" }],
-    [[step('Failed', false, 'a'), step('Cancelled', false, 'b')], { running: false, failure: "Step 1 'a' failed: boom Step 1 'b' was cancelled." }],
+    [
+      [step('Failed', false, 'a'), step('Cancelled', false, 'b')],
+      { running: false, failure: "Step 1 'a' failed: boom Step 1 'b' was cancelled." },
+    ],
     [[], { running: false, failure: null }],
   ])('decides a step index: %p', (steps, decision) => {
     expect(decideStepIndex(steps)).toEqual(decision);
@@ -62,8 +88,9 @@ describe('execution and step statuses', () => {
 
   it('notes failures that were continued past', () => {
     expect(continuedFailuresNote([step('Completed')])).toBeNull();
-    expect(continuedFailuresNote([step('Completed'), step('Failed', true, 'x')]))
-      .toBe("Completed; 1 step failed and the execution continued (continueOnFailure): Step 1 'x' failed: boom");
+    expect(continuedFailuresNote([step('Completed'), step('Failed', true, 'x')])).toBe(
+      "Completed; 1 step failed and the execution continued (continueOnFailure): Step 1 'x' failed: boom",
+    );
   });
 
   it.each<[ExecutionStatus, string[], ActivityStatus]>([

@@ -27,11 +27,23 @@ export enum StepStatus {
   Cancelled = 'Cancelled',
 }
 
-export const ACTIVE_EXECUTION_STATUSES: readonly ExecutionStatus[] = [ExecutionStatus.Queued, ExecutionStatus.InProgress, ExecutionStatus.Paused];
-export const FINISHED_EXECUTION_STATUSES: readonly ExecutionStatus[] = [ExecutionStatus.Completed, ExecutionStatus.Failed, ExecutionStatus.Cancelled];
+export const ACTIVE_EXECUTION_STATUSES: readonly ExecutionStatus[] = [
+  ExecutionStatus.Queued,
+  ExecutionStatus.InProgress,
+  ExecutionStatus.Paused,
+];
+export const FINISHED_EXECUTION_STATUSES: readonly ExecutionStatus[] = [
+  ExecutionStatus.Completed,
+  ExecutionStatus.Failed,
+  ExecutionStatus.Cancelled,
+];
 export const RUNNING_STEP_STATUSES: readonly StepStatus[] = [StepStatus.Queued, StepStatus.Processing, StepStatus.Waiting];
 export const FINISHED_STEP_STATUSES: readonly StepStatus[] = [
-  StepStatus.Completed, StepStatus.CompletedWithWarning, StepStatus.CompletedWithError, StepStatus.Failed, StepStatus.Cancelled,
+  StepStatus.Completed,
+  StepStatus.CompletedWithWarning,
+  StepStatus.CompletedWithError,
+  StepStatus.Failed,
+  StepStatus.Cancelled,
 ];
 
 export function isFinishedStep(status: string): boolean {
@@ -52,13 +64,20 @@ export function isFailedStep(status: string): boolean {
  */
 export function stepStatusForActivity(activityStatus: string, claimed: boolean): StepStatus {
   switch (activityStatus) {
-    case ActivityStatus.InProgress: return claimed ? StepStatus.Waiting : StepStatus.Queued;
-    case ActivityStatus.Complete: return StepStatus.Completed;
-    case ActivityStatus.CompleteWithWarning: return StepStatus.CompletedWithWarning;
-    case ActivityStatus.CompleteWithError: return StepStatus.CompletedWithError;
-    case ActivityStatus.FailedWithError: return StepStatus.Failed;
-    case ActivityStatus.Cancelled: return StepStatus.Cancelled;
-    default: return StepStatus.Failed;
+    case ActivityStatus.InProgress:
+      return claimed ? StepStatus.Waiting : StepStatus.Queued;
+    case ActivityStatus.Complete:
+      return StepStatus.Completed;
+    case ActivityStatus.CompleteWithWarning:
+      return StepStatus.CompletedWithWarning;
+    case ActivityStatus.CompleteWithError:
+      return StepStatus.CompletedWithError;
+    case ActivityStatus.FailedWithError:
+      return StepStatus.Failed;
+    case ActivityStatus.Cancelled:
+      return StepStatus.Cancelled;
+    default:
+      return StepStatus.Failed;
   }
 }
 
@@ -67,7 +86,8 @@ export function executionActivityStatus(status: ExecutionStatus, stepStatuses: r
   if (status === ExecutionStatus.Cancelled) return ActivityStatus.Cancelled;
   if (status === ExecutionStatus.Failed) return ActivityStatus.FailedWithError;
   if (stepStatuses.some(isFailedStep)) return ActivityStatus.CompleteWithError;
-  if (stepStatuses.some((s) => s === StepStatus.CompletedWithError || s === StepStatus.CompletedWithWarning)) return ActivityStatus.CompleteWithWarning;
+  if (stepStatuses.some((s) => s === StepStatus.CompletedWithError || s === StepStatus.CompletedWithWarning))
+    return ActivityStatus.CompleteWithWarning;
   return ActivityStatus.Complete;
 }
 

@@ -37,8 +37,17 @@ export async function insertExecution(m: EntityManager, schedule: ScheduleRef, t
        FROM schedule_step WHERE schedule_id = $1
      ON CONFLICT (schedule_id, due_at) WHERE due_at IS NOT NULL DO NOTHING
      RETURNING id, total_steps AS total, (SELECT count(*)::int FROM schedule_step WHERE schedule_id = $1) AS steps`,
-    [schedule.id, schedule.name.slice(0, 200), ExecutionStatus.Queued, trigger.dueAt, trigger.queuedAt, byType,
-      trigger.initiator?.id ?? null, trigger.initiator?.name ?? null]);
+    [
+      schedule.id,
+      schedule.name.slice(0, 200),
+      ExecutionStatus.Queued,
+      trigger.dueAt,
+      trigger.queuedAt,
+      byType,
+      trigger.initiator?.id ?? null,
+      trigger.initiator?.name ?? null,
+    ],
+  );
   if (!rows.length) return null;
   const executionId = rows[0].id;
   await m.query(
@@ -53,7 +62,8 @@ export async function insertExecution(m: EntityManager, schedule: ScheduleRef, t
        LEFT JOIN connected_system_run_profile rp ON rp.id = s.run_profile_id
        LEFT JOIN connected_system cs ON cs.id = s.connected_system_id
       WHERE s.schedule_id = $2`,
-    [executionId, schedule.id, StepStatus.Pending]);
+    [executionId, schedule.id, StepStatus.Pending],
+  );
   const initiator = trigger.initiator ?? SCHEDULER_INITIATOR;
   await m.getRepository(ActivityEntity).insert({
     id: executionId,
@@ -63,8 +73,15 @@ export async function insertExecution(m: EntityManager, schedule: ScheduleRef, t
     targetOperationType: ActivityOperationType.Execute,
     targetId: executionId,
     targetName: schedule.name,
-    message: trigger.dueAt ? `Queued by the cron trigger due at ${trigger.dueAt.toISOString()}.` : `Queued by a manual run (${initiator.name ?? initiator.type}).`,
-    details: { scheduleId: schedule.id, trigger: trigger.dueAt ? 'Cron' : 'Manual', dueAt: trigger.dueAt ? trigger.dueAt.toISOString() : undefined, totalSteps: rows[0].total },
+    message: trigger.dueAt
+      ? `Queued by the cron trigger due at ${trigger.dueAt.toISOString()}.`
+      : `Queued by a manual run (${initiator.name ?? initiator.type}).`,
+    details: {
+      scheduleId: schedule.id,
+      trigger: trigger.dueAt ? 'Cron' : 'Manual',
+      dueAt: trigger.dueAt ? trigger.dueAt.toISOString() : undefined,
+      totalSteps: rows[0].total,
+    },
     initiatedByType: initiator.type,
     initiatedById: initiator.id,
     initiatedByName: initiator.name,
@@ -78,6 +95,7 @@ export async function insertExecution(m: EntityManager, schedule: ScheduleRef, t
 export async function activeExecutionOf(m: EntityManager, scheduleId: string): Promise<{ id: string; status: string } | null> {
   const rows: Array<{ id: string; status: string }> = await m.query(
     `SELECT id, status FROM schedule_execution WHERE schedule_id = $1 AND status IN ($2, $3, $4) ORDER BY queued_at LIMIT 1`,
-    [scheduleId, ExecutionStatus.Queued, ExecutionStatus.InProgress, ExecutionStatus.Paused]);
+    [scheduleId, ExecutionStatus.Queued, ExecutionStatus.InProgress, ExecutionStatus.Paused],
+  );
   return rows[0] ?? null;
 }

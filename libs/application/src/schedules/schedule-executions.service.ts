@@ -57,14 +57,18 @@ export class ScheduleExecutionsService {
     const descending = parseBoolean(query.sortDescending);
     if (descending === 'invalid') errors.add('sortDescending', 'sortDescending must be true or false.');
     const scheduleId = query.scheduleId === undefined || query.scheduleId === '' ? null : query.scheduleId;
-    if (scheduleId !== null && (typeof scheduleId !== 'string' || !UUID.test(scheduleId))) errors.add('scheduleId', 'scheduleId must be a UUID.');
+    if (scheduleId !== null && (typeof scheduleId !== 'string' || !UUID.test(scheduleId)))
+      errors.add('scheduleId', 'scheduleId must be a UUID.');
     errors.throwIfAny();
 
     const direction = descending === false ? 'ASC' : 'DESC';
     const qb = this.ds.getRepository(ScheduleExecutionEntity).createQueryBuilder('e');
     if (scheduleId) qb.where('e.scheduleId = :scheduleId', { scheduleId });
-    qb.orderBy(SORT_COLUMNS[sortBy], direction, 'NULLS LAST').addOrderBy('e.queuedAt', direction).addOrderBy('e.id', direction)
-      .skip(paging.offset).take(paging.pageSize);
+    qb.orderBy(SORT_COLUMNS[sortBy], direction, 'NULLS LAST')
+      .addOrderBy('e.queuedAt', direction)
+      .addOrderBy('e.id', direction)
+      .skip(paging.offset)
+      .take(paging.pageSize);
     const [rows, total] = await qb.getManyAndCount();
     return pageOf(rows.map(executionSummary), total, paging);
   }
@@ -78,7 +82,8 @@ export class ScheduleExecutionsService {
   /** Executions that are Queued, InProgress or Paused, oldest first. */
   async active(): Promise<ExecutionSummaryView[]> {
     const rows = await this.ds.getRepository(ScheduleExecutionEntity).find({
-      where: { status: In([...ACTIVE_EXECUTION_STATUSES]) }, order: { queuedAt: 'ASC', id: 'ASC' },
+      where: { status: In([...ACTIVE_EXECUTION_STATUSES]) },
+      order: { queuedAt: 'ASC', id: 'ASC' },
     });
     return rows.map(executionSummary);
   }
@@ -90,13 +95,20 @@ export class ScheduleExecutionsService {
   async startManual(scheduleId: string, initiator: Initiator): Promise<ExecutionView> {
     const now = this.clock.now();
     const id = await this.ds.transaction(async (m) => {
-      const [schedule]: Array<{ id: string; name: string }> = await m.query(`SELECT id, name FROM schedule WHERE id = $1 FOR UPDATE`, [scheduleId]);
+      const [schedule]: Array<{ id: string; name: string }> = await m.query(`SELECT id, name FROM schedule WHERE id = $1 FOR UPDATE`, [
+        scheduleId,
+      ]);
       if (!schedule) throw DomainError.notFound('Schedule', scheduleId);
       const executionId = (await insertExecution(m, schedule, { dueAt: null, initiator, queuedAt: now }))!;
       await m.query(`UPDATE schedule SET last_run_time = $2 WHERE id = $1`, [scheduleId, now]);
       return executionId;
     });
-    this.logger.log({ level: 'information', message: `Schedule ${scheduleId}: manual run queued as execution ${id} by ${initiator.name ?? initiator.type}.`, scheduleId, scheduleExecutionId: id });
+    this.logger.log({
+      level: 'information',
+      message: `Schedule ${scheduleId}: manual run queued as execution ${id} by ${initiator.name ?? initiator.type}.`,
+      scheduleId,
+      scheduleExecutionId: id,
+    });
     return this.get(id);
   }
 
@@ -114,26 +126,44 @@ export class ScheduleExecutionsService {
       const execution = await m.getRepository(ScheduleExecutionEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!execution) throw DomainError.notFound('Schedule execution', id);
       if (!(ACTIVE_EXECUTION_STATUSES as readonly string[]).includes(execution.status)) {
-        throw DomainError.badRequest(`Execution ${id} is already ${execution.status}; only Queued, InProgress or Paused executions can be cancelled.`, { status: execution.status });
+        throw DomainError.badRequest(
+          `Execution ${id} is already ${execution.status}; only Queued, InProgress or Paused executions can be cancelled.`,
+          { status: execution.status },
+        );
       }
       const message = `Cancelled by ${who}.`;
-      await m.query(`UPDATE schedule_execution SET status = $2, cancel_requested = true, completed_at = $3, error_message = $4 WHERE id = $1`,
-        [id, ExecutionStatus.Cancelled, now, message]);
+      await m.query(
+        `UPDATE schedule_execution SET status = $2, cancel_requested = true, completed_at = $3, error_message = $4 WHERE id = $1`,
+        [id, ExecutionStatus.Cancelled, now, message],
+      );
       await this.cancelRunProfileActivities(m, id, now, message);
       // Steps not running on a scheduler process end now; running processes and SQL scripts are stopped by their scheduler.
-      const idle = execution.claimedBy ? [StepStatus.Pending, StepStatus.Queued, StepStatus.Waiting] : [StepStatus.Pending, StepStatus.Queued, StepStatus.Waiting, StepStatus.Processing];
+      const idle = execution.claimedBy
+        ? [StepStatus.Pending, StepStatus.Queued, StepStatus.Waiting]
+        : [StepStatus.Pending, StepStatus.Queued, StepStatus.Waiting, StepStatus.Processing];
       await m.query(
         `UPDATE schedule_execution_step SET status = $2, completed_at = $3, error_message = coalesce(error_message, $4)
           WHERE execution_id = $1 AND status = ANY($5::text[])`,
-        [id, StepStatus.Cancelled, now, 'Cancelled with the execution.', idle]);
+        [id, StepStatus.Cancelled, now, 'Cancelled with the execution.', idle],
+      );
       await m.query(
         `UPDATE activity SET status = $2, completed = $3, message = $4,
                 execution_time_ms = CASE WHEN executed IS NULL THEN NULL ELSE (extract(epoch FROM ($3::timestamptz - executed)) * 1000)::bigint END
-          WHERE id = $1 AND status = $5`, [id, ActivityStatus.Cancelled, now, message, ActivityStatus.InProgress]);
-      await this.activities.recordChange({
-        initiator, targetType: ActivityTargetType.ScheduleExecution, operation: ActivityOperationType.Cancel, targetId: id, targetName: execution.scheduleName,
-        message: `Execution of schedule "${execution.scheduleName}" cancelled (it was ${execution.status}).`, details: { scheduleId: execution.scheduleId, previousStatus: execution.status },
-      }, m);
+          WHERE id = $1 AND status = $5`,
+        [id, ActivityStatus.Cancelled, now, message, ActivityStatus.InProgress],
+      );
+      await this.activities.recordChange(
+        {
+          initiator,
+          targetType: ActivityTargetType.ScheduleExecution,
+          operation: ActivityOperationType.Cancel,
+          targetId: id,
+          targetName: execution.scheduleName,
+          message: `Execution of schedule "${execution.scheduleName}" cancelled (it was ${execution.status}).`,
+          details: { scheduleId: execution.scheduleId, previousStatus: execution.status },
+        },
+        m,
+      );
     });
     this.logger.log({ level: 'information', message: `Schedule execution ${id} cancelled by ${who}.`, scheduleExecutionId: id });
     return this.get(id);
@@ -143,17 +173,30 @@ export class ScheduleExecutionsService {
   private async cancelRunProfileActivities(m: EntityManager, executionId: string, now: Date, message: string): Promise<void> {
     const steps: Array<{ activity_id: string }> = await m.query(
       `SELECT activity_id FROM schedule_execution_step WHERE execution_id = $1 AND step_type = 'RunProfile' AND activity_id IS NOT NULL AND status = ANY($2::text[])`,
-      [executionId, [StepStatus.Queued, StepStatus.Waiting]]);
+      [executionId, [StepStatus.Queued, StepStatus.Waiting]],
+    );
     if (!steps.length) return;
-    await cancelActivities(m, steps.map((s) => s.activity_id), now, message);
+    await cancelActivities(
+      m,
+      steps.map((s) => s.activity_id),
+      now,
+      message,
+    );
   }
 
   private async view(m: EntityManager, execution: ScheduleExecutionEntity): Promise<ExecutionView> {
-    const steps = await m.getRepository(ScheduleExecutionStepEntity).find({ where: { executionId: execution.id }, order: { stepIndex: 'ASC', name: 'ASC', id: 'ASC' } });
+    const steps = await m
+      .getRepository(ScheduleExecutionStepEntity)
+      .find({ where: { executionId: execution.id }, order: { stepIndex: 'ASC', name: 'ASC', id: 'ASC' } });
     const activityIds = steps.map((s) => s.activityId).filter((a): a is string => !!a);
-    const activities = activityIds.length ? await m.getRepository(ActivityEntity).find({ where: { id: In(activityIds) }, select: { id: true, status: true } }) : [];
+    const activities = activityIds.length
+      ? await m.getRepository(ActivityEntity).find({ where: { id: In(activityIds) }, select: { id: true, status: true } })
+      : [];
     const statusOf = new Map(activities.map((a) => [a.id, a.status]));
-    return { ...executionSummary(execution), steps: steps.map((s) => executionStepView(s, s.activityId ? statusOf.get(s.activityId) ?? null : null)) };
+    return {
+      ...executionSummary(execution),
+      steps: steps.map((s) => executionStepView(s, s.activityId ? (statusOf.get(s.activityId) ?? null) : null)),
+    };
   }
 }
 
@@ -163,8 +206,12 @@ export class ScheduleExecutionsService {
  */
 export async function cancelActivities(m: EntityManager, activityIds: string[], now: Date, message: string): Promise<void> {
   if (!activityIds.length) return;
-  await m.query(`UPDATE activity SET cancel_requested = true WHERE id = ANY($1::uuid[]) AND status = $2`, [activityIds, ActivityStatus.InProgress]);
+  await m.query(`UPDATE activity SET cancel_requested = true WHERE id = ANY($1::uuid[]) AND status = $2`, [
+    activityIds,
+    ActivityStatus.InProgress,
+  ]);
   await m.query(
     `UPDATE activity SET status = $2, completed = $3, message = $4 WHERE id = ANY($1::uuid[]) AND status = $5 AND claimed_at IS NULL`,
-    [activityIds, ActivityStatus.Cancelled, now, message, ActivityStatus.InProgress]);
+    [activityIds, ActivityStatus.Cancelled, now, message, ActivityStatus.InProgress],
+  );
 }

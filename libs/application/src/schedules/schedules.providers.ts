@@ -6,4 +6,10 @@ import { SchedulesService } from './schedules.service';
 import { StepSecrets } from './step-secrets';
 
 /** Services of this area, registered by ApplicationModule. */
-export const SCHEDULES_PROVIDERS: Provider[] = [ScheduleClock, ScheduleExecutionsService, ScheduleExecutionRunner, StepSecrets, SchedulesService];
+export const SCHEDULES_PROVIDERS: Provider[] = [
+  ScheduleClock,
+  ScheduleExecutionsService,
+  ScheduleExecutionRunner,
+  StepSecrets,
+  SchedulesService,
+];

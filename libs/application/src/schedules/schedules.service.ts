@@ -1,8 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
-  ActivityOperationType, ActivityTargetType, canonicalCronExpression, DEFAULT_SCHEDULE_TIME_ZONE, DomainError, maskConnectionString, nextRunTime,
-  normaliseSchedulePattern, restoreMaskedSecrets, SchedulePattern, ScheduleStepDraft, SECRET_MASK, validateSchedulePattern, validateScheduleSteps,
+  ActivityOperationType,
+  ActivityTargetType,
+  canonicalCronExpression,
+  DEFAULT_SCHEDULE_TIME_ZONE,
+  DomainError,
+  maskConnectionString,
+  nextRunTime,
+  normaliseSchedulePattern,
+  restoreMaskedSecrets,
+  SchedulePattern,
+  ScheduleStepDraft,
+  SECRET_MASK,
+  validateSchedulePattern,
+  validateScheduleSteps,
   ValidationErrors,
 } from '@meridian/domain';
 import { ScheduleEntity, ScheduleStepEntity } from '@meridian/persistence';
@@ -36,8 +48,18 @@ export interface ScheduleInput {
 export const MAX_SCHEDULE_NAME_LENGTH = 200;
 export const MAX_SCHEDULE_DESCRIPTION_LENGTH = 2000;
 const NAME_CONSTRAINT = 'uq_schedule_name';
-const PATTERN_FIELDS = ['triggerType', 'patternType', 'daysOfWeek', 'runTimes', 'intervalValue', 'intervalUnit', 'intervalWindowStart', 'intervalWindowEnd',
-  'cronExpression', 'timeZone'] as const;
+const PATTERN_FIELDS = [
+  'triggerType',
+  'patternType',
+  'daysOfWeek',
+  'runTimes',
+  'intervalValue',
+  'intervalUnit',
+  'intervalWindowStart',
+  'intervalWindowEnd',
+  'cronExpression',
+  'timeZone',
+] as const;
 const SCHEDULE_FIELDS = ['name', 'description', ...PATTERN_FIELDS, 'isEnabled', 'nextRunTime'] as const;
 type StepValues = Omit<ScheduleStepDraft, 'position' | 'id'>;
 
@@ -54,21 +76,49 @@ export function openStepConnectionString(box: SecretBox, stepId: string, sealed:
 /** The pattern of a stored schedule (what nextRunTime and dueTimesBetween take). */
 export function schedulePatternOf(s: ScheduleEntity): SchedulePattern {
   return {
-    triggerType: s.triggerType as SchedulePattern['triggerType'], patternType: s.patternType as SchedulePattern['patternType'], daysOfWeek: s.daysOfWeek,
-    runTimes: s.runTimes, intervalValue: s.intervalValue, intervalUnit: s.intervalUnit as SchedulePattern['intervalUnit'], intervalWindowStart: s.intervalWindowStart,
-    intervalWindowEnd: s.intervalWindowEnd, cronExpression: s.cronExpression, timeZone: s.timeZone,
+    triggerType: s.triggerType as SchedulePattern['triggerType'],
+    patternType: s.patternType as SchedulePattern['patternType'],
+    daysOfWeek: s.daysOfWeek,
+    runTimes: s.runTimes,
+    intervalValue: s.intervalValue,
+    intervalUnit: s.intervalUnit as SchedulePattern['intervalUnit'],
+    intervalWindowStart: s.intervalWindowStart,
+    intervalWindowEnd: s.intervalWindowEnd,
+    cronExpression: s.cronExpression,
+    timeZone: s.timeZone,
   };
 }
 
-interface ScheduleStats { stepCount: number; lastExecutionId: string | null; lastExecutionStatus: string | null; lastExecutionCompletedAt: Date | null }
+interface ScheduleStats {
+  stepCount: number;
+  lastExecutionId: string | null;
+  lastExecutionStatus: string | null;
+  lastExecutionCompletedAt: Date | null;
+}
 
 function scheduleView(s: ScheduleEntity, stats: ScheduleStats | undefined) {
   return {
-    id: s.id, name: s.name, description: s.description, triggerType: s.triggerType, cronExpression: s.cronExpression, patternType: s.patternType,
-    daysOfWeek: s.daysOfWeek, runTimes: s.runTimes, intervalValue: s.intervalValue, intervalUnit: s.intervalUnit, intervalWindowStart: s.intervalWindowStart,
-    intervalWindowEnd: s.intervalWindowEnd, timeZone: s.timeZone, isEnabled: s.isEnabled, lastRunTime: s.lastRunTime?.toISOString() ?? null,
-    nextRunTime: s.nextRunTime?.toISOString() ?? null, stepCount: stats?.stepCount ?? 0, created: s.created.toISOString(), lastUpdated: s.lastUpdated?.toISOString() ?? null,
-    lastExecutionId: stats?.lastExecutionId ?? null, lastExecutionStatus: stats?.lastExecutionStatus ?? null,
+    id: s.id,
+    name: s.name,
+    description: s.description,
+    triggerType: s.triggerType,
+    cronExpression: s.cronExpression,
+    patternType: s.patternType,
+    daysOfWeek: s.daysOfWeek,
+    runTimes: s.runTimes,
+    intervalValue: s.intervalValue,
+    intervalUnit: s.intervalUnit,
+    intervalWindowStart: s.intervalWindowStart,
+    intervalWindowEnd: s.intervalWindowEnd,
+    timeZone: s.timeZone,
+    isEnabled: s.isEnabled,
+    lastRunTime: s.lastRunTime?.toISOString() ?? null,
+    nextRunTime: s.nextRunTime?.toISOString() ?? null,
+    stepCount: stats?.stepCount ?? 0,
+    created: s.created.toISOString(),
+    lastUpdated: s.lastUpdated?.toISOString() ?? null,
+    lastExecutionId: stats?.lastExecutionId ?? null,
+    lastExecutionStatus: stats?.lastExecutionStatus ?? null,
     lastExecutionCompletedAt: stats?.lastExecutionCompletedAt?.toISOString() ?? null,
   };
 }
@@ -89,11 +139,24 @@ export class SchedulesService {
   async list(query: { page?: unknown; pageSize?: unknown }): Promise<PagedResult<ScheduleView>> {
     const paging = parsePaging(query, { pageSize: 25, maxPageSize: 100 });
     const [{ count }] = await this.ds.query(`SELECT count(*)::int AS count FROM schedule`);
-    const ids: Array<{ id: string }> = await this.ds.query(`SELECT id FROM schedule ORDER BY lower(name), id LIMIT $1 OFFSET $2`, [paging.pageSize, paging.offset]);
+    const ids: Array<{ id: string }> = await this.ds.query(`SELECT id FROM schedule ORDER BY lower(name), id LIMIT $1 OFFSET $2`, [
+      paging.pageSize,
+      paging.offset,
+    ]);
     const rows = ids.length ? await this.ds.getRepository(ScheduleEntity).findBy({ id: In(ids.map((r) => r.id)) }) : [];
     const byId = new Map(rows.map((r) => [r.id, r]));
-    const stats = await this.stats(this.ds.manager, ids.map((r) => r.id));
-    return pageOf(ids.map((r) => byId.get(r.id)).filter((s): s is ScheduleEntity => !!s).map((s) => scheduleView(s, stats.get(s.id))), count, paging);
+    const stats = await this.stats(
+      this.ds.manager,
+      ids.map((r) => r.id),
+    );
+    return pageOf(
+      ids
+        .map((r) => byId.get(r.id))
+        .filter((s): s is ScheduleEntity => !!s)
+        .map((s) => scheduleView(s, stats.get(s.id))),
+      count,
+      paging,
+    );
   }
 
   async get(id: string): Promise<ScheduleDetailView> {
@@ -101,43 +164,76 @@ export class SchedulesService {
   }
 
   async create(input: ScheduleInput, initiator: Initiator): Promise<ScheduleDetailView> {
-    return this.saving(() => this.ds.transaction(async (m) => {
-      const now = this.clock.now();
-      const { fields, steps } = await this.validate(m, input, null);
-      await this.assertNameFree(m, fields.name as string, null);
-      const repo = m.getRepository(ScheduleEntity);
-      const saved = await repo.save(repo.create({ ...fields, nextRunTime: this.nextRun(fields as ScheduleEntity, now), lastRunTime: null, lastUpdated: null }));
-      const stepChanges = await this.writeSteps(m, saved.id, steps!, []);
-      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.Schedule, operation: ActivityOperationType.Create, targetId: saved.id,
-        targetName: saved.name, message: `Schedule "${saved.name}" created.`,
-        details: { triggerType: saved.triggerType, patternType: saved.patternType, cronExpression: saved.cronExpression, timeZone: saved.timeZone,
-          isEnabled: saved.isEnabled, nextRunTime: saved.nextRunTime?.toISOString() ?? null, stepCount: stepChanges.added } }, m);
-      return this.detail(m, saved);
-    }));
+    return this.saving(() =>
+      this.ds.transaction(async (m) => {
+        const now = this.clock.now();
+        const { fields, steps } = await this.validate(m, input, null);
+        await this.assertNameFree(m, fields.name as string, null);
+        const repo = m.getRepository(ScheduleEntity);
+        const saved = await repo.save(
+          repo.create({ ...fields, nextRunTime: this.nextRun(fields as ScheduleEntity, now), lastRunTime: null, lastUpdated: null }),
+        );
+        const stepChanges = await this.writeSteps(m, saved.id, steps!, []);
+        await this.activities.recordChange(
+          {
+            initiator,
+            targetType: ActivityTargetType.Schedule,
+            operation: ActivityOperationType.Create,
+            targetId: saved.id,
+            targetName: saved.name,
+            message: `Schedule "${saved.name}" created.`,
+            details: {
+              triggerType: saved.triggerType,
+              patternType: saved.patternType,
+              cronExpression: saved.cronExpression,
+              timeZone: saved.timeZone,
+              isEnabled: saved.isEnabled,
+              nextRunTime: saved.nextRunTime?.toISOString() ?? null,
+              stepCount: stepChanges.added,
+            },
+          },
+          m,
+        );
+        return this.detail(m, saved);
+      }),
+    );
   }
 
   async update(id: string, input: ScheduleInput, initiator: Initiator): Promise<ScheduleDetailView> {
-    return this.saving(() => this.ds.transaction(async (m) => {
-      const schedule = await this.require(m, id, true);
-      const existingSteps = await m.getRepository(ScheduleStepEntity).findBy({ scheduleId: id });
-      const { fields, steps } = await this.validate(m, input, schedule, existingSteps);
-      if (fields.name !== undefined && fields.name.toLowerCase() !== schedule.name.toLowerCase()) await this.assertNameFree(m, fields.name, id);
-      const merged = { ...schedule, ...fields } as ScheduleEntity;
-      // Recomputed when what decides it changed, or when an enabled Cron schedule has none (the scheduler clears it for a pattern it cannot read).
-      const stale = merged.isEnabled && merged.triggerType === 'Cron' && !schedule.nextRunTime;
-      if (stale || PATTERN_FIELDS.some((f) => merged[f] !== schedule[f]) || merged.isEnabled !== schedule.isEnabled) merged.nextRunTime = this.nextRun(merged, this.clock.now());
-      const changes = this.diff(schedule, merged);
-      const stepChanges = steps ? await this.writeSteps(m, id, steps, existingSteps) : null;
-      const stepsChanged = !!stepChanges && (stepChanges.added + stepChanges.changed + stepChanges.removed > 0);
-      if (!Object.keys(changes).length && !stepsChanged) return this.detail(m, schedule);
-      merged.lastUpdated = new Date();
-      await m.getRepository(ScheduleEntity).update({ id }, this.columns(merged));
-      const changed = [...Object.keys(changes), ...(stepsChanged ? ['steps'] : [])];
-      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.Schedule, operation: ActivityOperationType.Update, targetId: id,
-        targetName: merged.name, message: `Schedule "${merged.name}" updated (${changed.join(', ')}).`,
-        details: { changes, ...(stepsChanged ? { steps: stepChanges } : {}) } }, m);
-      return this.detail(m, merged);
-    }));
+    return this.saving(() =>
+      this.ds.transaction(async (m) => {
+        const schedule = await this.require(m, id, true);
+        const existingSteps = await m.getRepository(ScheduleStepEntity).findBy({ scheduleId: id });
+        const { fields, steps } = await this.validate(m, input, schedule, existingSteps);
+        if (fields.name !== undefined && fields.name.toLowerCase() !== schedule.name.toLowerCase())
+          await this.assertNameFree(m, fields.name, id);
+        const merged = { ...schedule, ...fields } as ScheduleEntity;
+        // Recomputed when what decides it changed, or when an enabled Cron schedule has none (the scheduler clears it for a pattern it cannot read).
+        const stale = merged.isEnabled && merged.triggerType === 'Cron' && !schedule.nextRunTime;
+        if (stale || PATTERN_FIELDS.some((f) => merged[f] !== schedule[f]) || merged.isEnabled !== schedule.isEnabled)
+          merged.nextRunTime = this.nextRun(merged, this.clock.now());
+        const changes = this.diff(schedule, merged);
+        const stepChanges = steps ? await this.writeSteps(m, id, steps, existingSteps) : null;
+        const stepsChanged = !!stepChanges && stepChanges.added + stepChanges.changed + stepChanges.removed > 0;
+        if (!Object.keys(changes).length && !stepsChanged) return this.detail(m, schedule);
+        merged.lastUpdated = new Date();
+        await m.getRepository(ScheduleEntity).update({ id }, this.columns(merged));
+        const changed = [...Object.keys(changes), ...(stepsChanged ? ['steps'] : [])];
+        await this.activities.recordChange(
+          {
+            initiator,
+            targetType: ActivityTargetType.Schedule,
+            operation: ActivityOperationType.Update,
+            targetId: id,
+            targetName: merged.name,
+            message: `Schedule "${merged.name}" updated (${changed.join(', ')}).`,
+            details: { changes, ...(stepsChanged ? { steps: stepChanges } : {}) },
+          },
+          m,
+        );
+        return this.detail(m, merged);
+      }),
+    );
   }
 
   async setEnabled(id: string, enabled: boolean, initiator: Initiator): Promise<ScheduleDetailView> {
@@ -146,9 +242,21 @@ export class SchedulesService {
       if (schedule.isEnabled === enabled) return this.detail(m, schedule);
       const merged = { ...schedule, isEnabled: enabled, lastUpdated: new Date() } as ScheduleEntity;
       merged.nextRunTime = this.nextRun(merged, this.clock.now());
-      await m.getRepository(ScheduleEntity).update({ id }, { isEnabled: enabled, nextRunTime: merged.nextRunTime, lastUpdated: merged.lastUpdated });
-      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.Schedule, operation: ActivityOperationType.Update, targetId: id,
-        targetName: schedule.name, message: `Schedule "${schedule.name}" ${enabled ? 'enabled' : 'disabled'}.`, details: { changes: this.diff(schedule, merged) } }, m);
+      await m
+        .getRepository(ScheduleEntity)
+        .update({ id }, { isEnabled: enabled, nextRunTime: merged.nextRunTime, lastUpdated: merged.lastUpdated });
+      await this.activities.recordChange(
+        {
+          initiator,
+          targetType: ActivityTargetType.Schedule,
+          operation: ActivityOperationType.Update,
+          targetId: id,
+          targetName: schedule.name,
+          message: `Schedule "${schedule.name}" ${enabled ? 'enabled' : 'disabled'}.`,
+          details: { changes: this.diff(schedule, merged) },
+        },
+        m,
+      );
       return this.detail(m, merged);
     });
   }
@@ -157,26 +265,53 @@ export class SchedulesService {
     await this.ds.transaction(async (m) => {
       const schedule = await this.require(m, id, true);
       const active: Array<{ id: string; status: string }> = await m.query(
-        `SELECT id, status FROM schedule_execution WHERE schedule_id = $1 AND status = ANY($2::text[]) ORDER BY queued_at DESC`, [id, ACTIVE_EXECUTION_STATUSES]);
+        `SELECT id, status FROM schedule_execution WHERE schedule_id = $1 AND status = ANY($2::text[]) ORDER BY queued_at DESC`,
+        [id, ACTIVE_EXECUTION_STATUSES],
+      );
       if (active.length) {
-        throw DomainError.conflict(`Schedule "${schedule.name}" has an execution that is ${active[0].status} (${active[0].id}); cancel it (POST /api/v1/schedule-executions/{id}/cancel) or let it finish, then delete the schedule.`,
-          { executionIds: active.map((e) => e.id) });
+        throw DomainError.conflict(
+          `Schedule "${schedule.name}" has an execution that is ${active[0].status} (${active[0].id}); cancel it (POST /api/v1/schedule-executions/{id}/cancel) or let it finish, then delete the schedule.`,
+          { executionIds: active.map((e) => e.id) },
+        );
       }
-      const [{ steps: stepCount, executions }] = await m.query(`SELECT (SELECT count(*)::int FROM schedule_step WHERE schedule_id = $1) AS steps,
-        (SELECT count(*)::int FROM schedule_execution WHERE schedule_id = $1) AS executions`, [id]);
+      const [{ steps: stepCount, executions }] = await m.query(
+        `SELECT (SELECT count(*)::int FROM schedule_step WHERE schedule_id = $1) AS steps,
+        (SELECT count(*)::int FROM schedule_execution WHERE schedule_id = $1) AS executions`,
+        [id],
+      );
       await m.getRepository(ScheduleEntity).delete({ id });
-      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.Schedule, operation: ActivityOperationType.Delete, targetId: id,
-        targetName: schedule.name, message: `Schedule "${schedule.name}" deleted.`,
-        details: { triggerType: schedule.triggerType, stepCount, executionsDeleted: executions } }, m);
+      await this.activities.recordChange(
+        {
+          initiator,
+          targetType: ActivityTargetType.Schedule,
+          operation: ActivityOperationType.Delete,
+          targetId: id,
+          targetName: schedule.name,
+          message: `Schedule "${schedule.name}" deleted.`,
+          details: { triggerType: schedule.triggerType, stepCount, executionsDeleted: executions },
+        },
+        m,
+      );
     });
   }
 
   /** A step as the API shows it: the connection string with its passwords masked. */
   stepView(s: ScheduleStepEntity) {
     return {
-      id: s.id, stepIndex: s.stepIndex, name: s.name, executionMode: s.executionMode, stepType: s.stepType, continueOnFailure: s.continueOnFailure,
-      timeoutSeconds: s.timeoutSeconds, connectedSystemId: s.connectedSystemId, runProfileId: s.runProfileId, scriptPath: s.scriptPath, arguments: s.arguments,
-      executablePath: s.executablePath, workingDirectory: s.workingDirectory, sqlConnectionString: s.sqlConnectionString === null ? null : this.maskedSecret(s),
+      id: s.id,
+      stepIndex: s.stepIndex,
+      name: s.name,
+      executionMode: s.executionMode,
+      stepType: s.stepType,
+      continueOnFailure: s.continueOnFailure,
+      timeoutSeconds: s.timeoutSeconds,
+      connectedSystemId: s.connectedSystemId,
+      runProfileId: s.runProfileId,
+      scriptPath: s.scriptPath,
+      arguments: s.arguments,
+      executablePath: s.executablePath,
+      workingDirectory: s.workingDirectory,
+      sqlConnectionString: s.sqlConnectionString === null ? null : this.maskedSecret(s),
       sqlScriptPath: s.sqlScriptPath,
     };
   }
@@ -190,7 +325,9 @@ export class SchedulesService {
   }
 
   private async detail(m: EntityManager, s: ScheduleEntity): Promise<ScheduleDetailView> {
-    const steps = await m.getRepository(ScheduleStepEntity).find({ where: { scheduleId: s.id }, order: { stepIndex: 'ASC', created: 'ASC', id: 'ASC' } });
+    const steps = await m
+      .getRepository(ScheduleStepEntity)
+      .find({ where: { scheduleId: s.id }, order: { stepIndex: 'ASC', created: 'ASC', id: 'ASC' } });
     const stats = await this.stats(m, [s.id]);
     return { ...scheduleView(s, stats.get(s.id)), steps: steps.map((st) => this.stepView(st)) };
   }
@@ -198,32 +335,59 @@ export class SchedulesService {
   /** Step counts and the latest execution (by queuedAt) of each schedule, in one statement. */
   private async stats(m: EntityManager, ids: string[]): Promise<Map<string, ScheduleStats>> {
     if (!ids.length) return new Map();
-    const rows: Array<{ id: string; step_count: number; last_id: string | null; last_status: string | null; last_completed_at: Date | null }> = await m.query(
+    const rows: Array<{
+      id: string;
+      step_count: number;
+      last_id: string | null;
+      last_status: string | null;
+      last_completed_at: Date | null;
+    }> = await m.query(
       `SELECT s.id, (SELECT count(*)::int FROM schedule_step st WHERE st.schedule_id = s.id) AS step_count,
               le.id AS last_id, le.status AS last_status, le.completed_at AS last_completed_at
          FROM schedule s
          LEFT JOIN LATERAL (SELECT e.id, e.status, e.completed_at FROM schedule_execution e WHERE e.schedule_id = s.id
                              ORDER BY e.queued_at DESC, e.id DESC LIMIT 1) le ON true
-        WHERE s.id = ANY($1::uuid[])`, [ids]);
-    return new Map(rows.map((r) => [r.id, { stepCount: r.step_count, lastExecutionId: r.last_id, lastExecutionStatus: r.last_status, lastExecutionCompletedAt: r.last_completed_at }]));
+        WHERE s.id = ANY($1::uuid[])`,
+      [ids],
+    );
+    return new Map(
+      rows.map((r) => [
+        r.id,
+        {
+          stepCount: r.step_count,
+          lastExecutionId: r.last_id,
+          lastExecutionStatus: r.last_status,
+          lastExecutionCompletedAt: r.last_completed_at,
+        },
+      ]),
+    );
   }
 
   private async require(m: EntityManager, id: string, forUpdate: boolean): Promise<ScheduleEntity> {
-    const schedule = await m.getRepository(ScheduleEntity).findOne({ where: { id }, ...(forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+    const schedule = await m
+      .getRepository(ScheduleEntity)
+      .findOne({ where: { id }, ...(forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
     if (!schedule) throw DomainError.notFound('Schedule', id);
     return schedule;
   }
 
   private async assertNameFree(m: EntityManager, name: string, exceptId: string | null): Promise<void> {
-    const rows = await m.query(`SELECT id FROM schedule WHERE lower(name) = lower($1) AND ($2::uuid IS NULL OR id <> $2) LIMIT 1`, [name, exceptId]);
-    if (rows.length) throw DomainError.conflict(`A schedule named "${name}" already exists (names are unique, ignoring case).`, { scheduleId: rows[0].id });
+    const rows = await m.query(`SELECT id FROM schedule WHERE lower(name) = lower($1) AND ($2::uuid IS NULL OR id <> $2) LIMIT 1`, [
+      name,
+      exceptId,
+    ]);
+    if (rows.length)
+      throw DomainError.conflict(`A schedule named "${name}" already exists (names are unique, ignoring case).`, {
+        scheduleId: rows[0].id,
+      });
   }
 
   private async saving<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (e) {
-      if (isUniqueViolation(e, NAME_CONSTRAINT)) throw DomainError.conflict('A schedule with that name already exists (names are unique, ignoring case).');
+      if (isUniqueViolation(e, NAME_CONSTRAINT))
+        throw DomainError.conflict('A schedule with that name already exists (names are unique, ignoring case).');
       throw e;
     }
   }
@@ -239,7 +403,7 @@ export class SchedulesService {
 
   private diff(before: ScheduleEntity, after: ScheduleEntity): Record<string, { from: unknown; to: unknown }> {
     const out: Record<string, { from: unknown; to: unknown }> = {};
-    const plain = (v: unknown) => (v instanceof Date ? v.toISOString() : v ?? null);
+    const plain = (v: unknown) => (v instanceof Date ? v.toISOString() : (v ?? null));
     for (const f of SCHEDULE_FIELDS) if (plain(before[f]) !== plain(after[f])) out[f] = { from: plain(before[f]), to: plain(after[f]) };
     return out;
   }
@@ -248,8 +412,12 @@ export class SchedulesService {
    * Checks a create (existing null) or partial update body against the merged result: the fields,
    * the pattern (domain rules), and the steps with their run profiles. All problems in one 400.
    */
-  private async validate(m: EntityManager, input: ScheduleInput, existing: ScheduleEntity | null, existingSteps: ScheduleStepEntity[] = [])
-    : Promise<{ fields: Partial<ScheduleEntity> & { name?: string }; steps: ScheduleStepDraft[] | null }> {
+  private async validate(
+    m: EntityManager,
+    input: ScheduleInput,
+    existing: ScheduleEntity | null,
+    existingSteps: ScheduleStepEntity[] = [],
+  ): Promise<{ fields: Partial<ScheduleEntity> & { name?: string }; steps: ScheduleStepDraft[] | null }> {
     const errors: ValidationErrors = {};
     const add = (field: string, message: string) => (errors[field] ??= []).push(message);
     const fields: Partial<ScheduleEntity> = {};
@@ -257,11 +425,15 @@ export class SchedulesService {
 
     if (given('name') || !existing) {
       const name = typeof input.name === 'string' ? input.name.trim() : '';
-      if (!name || name.length > MAX_SCHEDULE_NAME_LENGTH) add('name', `name is required and must be 1-${MAX_SCHEDULE_NAME_LENGTH} characters.`);
+      if (!name || name.length > MAX_SCHEDULE_NAME_LENGTH)
+        add('name', `name is required and must be 1-${MAX_SCHEDULE_NAME_LENGTH} characters.`);
       else fields.name = name;
     }
     if (given('description')) {
-      if (input.description !== null && (typeof input.description !== 'string' || input.description.length > MAX_SCHEDULE_DESCRIPTION_LENGTH)) {
+      if (
+        input.description !== null &&
+        (typeof input.description !== 'string' || input.description.length > MAX_SCHEDULE_DESCRIPTION_LENGTH)
+      ) {
         add('description', `description must be text of at most ${MAX_SCHEDULE_DESCRIPTION_LENGTH} characters, or null.`);
       } else fields.description = typeof input.description === 'string' && input.description.trim() ? input.description : null;
     }
@@ -269,19 +441,28 @@ export class SchedulesService {
     else if (given('isEnabled')) fields.isEnabled = input.isEnabled as boolean;
     else if (!existing) fields.isEnabled = false;
     if (!existing && !given('triggerType')) add('triggerType', 'triggerType is required: Cron or Manual.');
-    if (!existing && input.triggerType === 'Cron' && !given('patternType')) add('patternType', 'patternType is required for Cron schedules: SpecificTimes, Interval or Custom.');
+    if (!existing && input.triggerType === 'Cron' && !given('patternType'))
+      add('patternType', 'patternType is required for Cron schedules: SpecificTimes, Interval or Custom.');
     for (const f of ['triggerType', 'patternType'] as const) if (given(f) && input[f] === null) add(f, `${f} must not be null.`);
 
     const before = existing ? schedulePatternOf(existing) : { ...EMPTY_PATTERN };
     const pick = <K extends keyof SchedulePattern>(f: K): SchedulePattern[K] => (given(f) ? input[f] : before[f]) as SchedulePattern[K];
     const pattern: SchedulePattern = {
-      triggerType: pick('triggerType'), patternType: pick('patternType') ?? 'SpecificTimes', daysOfWeek: pick('daysOfWeek'), runTimes: pick('runTimes'),
-      intervalValue: pick('intervalValue'), intervalUnit: pick('intervalUnit'), intervalWindowStart: pick('intervalWindowStart'),
-      intervalWindowEnd: pick('intervalWindowEnd'), cronExpression: pick('cronExpression'), timeZone: given('timeZone') && input.timeZone !== null ? input.timeZone as string : before.timeZone,
+      triggerType: pick('triggerType'),
+      patternType: pick('patternType') ?? 'SpecificTimes',
+      daysOfWeek: pick('daysOfWeek'),
+      runTimes: pick('runTimes'),
+      intervalValue: pick('intervalValue'),
+      intervalUnit: pick('intervalUnit'),
+      intervalWindowStart: pick('intervalWindowStart'),
+      intervalWindowEnd: pick('intervalWindowEnd'),
+      cronExpression: pick('cronExpression'),
+      timeZone: given('timeZone') && input.timeZone !== null ? (input.timeZone as string) : before.timeZone,
     };
     // cronExpression is read-only except for Custom: a generated one sent back (or sent at all) is ignored.
     if (pattern.patternType !== 'Custom') pattern.cronExpression = null;
-    for (const [field, messages] of Object.entries(validateSchedulePattern(pattern))) for (const message of messages) if (!errors[field]) add(field, message);
+    for (const [field, messages] of Object.entries(validateSchedulePattern(pattern)))
+      for (const message of messages) if (!errors[field]) add(field, message);
 
     let steps: ScheduleStepDraft[] | null = null;
     if (given('steps') || !existing) {
@@ -293,20 +474,34 @@ export class SchedulesService {
     if (Object.keys(errors).length) throw DomainError.validationMany(errors);
 
     const normal = normaliseSchedulePattern(pattern);
-    Object.assign(fields, { ...normal, cronExpression: normal.patternType === 'Custom' ? normal.cronExpression : canonicalCronExpression(normal) });
+    Object.assign(fields, {
+      ...normal,
+      cronExpression: normal.patternType === 'Custom' ? normal.cronExpression : canonicalCronExpression(normal),
+    });
     return { fields, steps };
   }
 
   /** Database checks of valid step drafts: ids of this schedule, run profiles of their systems, masked secrets; fills auto names. */
-  private async checkSteps(m: EntityManager, drafts: ScheduleStepDraft[], existingSteps: ScheduleStepEntity[], add: (field: string, message: string) => void) {
+  private async checkSteps(
+    m: EntityManager,
+    drafts: ScheduleStepDraft[],
+    existingSteps: ScheduleStepEntity[],
+    add: (field: string, message: string) => void,
+  ) {
     const existingById = new Map(existingSteps.map((s) => [s.id, s]));
     const systemIds = [...new Set(drafts.map((d) => d.connectedSystemId).filter((v): v is number => v !== null))];
     const profileIds = [...new Set(drafts.map((d) => d.runProfileId).filter((v): v is number => v !== null))];
-    const systems = new Map<number, string>((systemIds.length ? await m.query(`SELECT id, name FROM connected_system WHERE id = ANY($1::int[])`, [systemIds]) : [])
-      .map((r: { id: number; name: string }) => [r.id, r.name]));
-    const profiles = new Map<number, { systemId: number; name: string }>((profileIds.length
-      ? await m.query(`SELECT id, connected_system_id, name FROM connected_system_run_profile WHERE id = ANY($1::int[])`, [profileIds]) : [])
-      .map((r: { id: number; connected_system_id: number; name: string }) => [r.id, { systemId: r.connected_system_id, name: r.name }]));
+    const systems = new Map<number, string>(
+      (systemIds.length ? await m.query(`SELECT id, name FROM connected_system WHERE id = ANY($1::int[])`, [systemIds]) : []).map(
+        (r: { id: number; name: string }) => [r.id, r.name],
+      ),
+    );
+    const profiles = new Map<number, { systemId: number; name: string }>(
+      (profileIds.length
+        ? await m.query(`SELECT id, connected_system_id, name FROM connected_system_run_profile WHERE id = ANY($1::int[])`, [profileIds])
+        : []
+      ).map((r: { id: number; connected_system_id: number; name: string }) => [r.id, { systemId: r.connected_system_id, name: r.name }]),
+    );
     return drafts.map((d) => {
       const at = `steps[${d.position}]`;
       const stored = d.id ? existingById.get(d.id) : undefined;
@@ -315,19 +510,31 @@ export class SchedulesService {
       if (d.stepType === 'RunProfile') {
         const system = systems.get(d.connectedSystemId!);
         const profile = profiles.get(d.runProfileId!);
-        if (system === undefined) add(`${at}.connectedSystemId`, `${at}.connectedSystemId: connected system ${d.connectedSystemId} does not exist.`);
+        if (system === undefined)
+          add(`${at}.connectedSystemId`, `${at}.connectedSystemId: connected system ${d.connectedSystemId} does not exist.`);
         else if (!profile) add(`${at}.runProfileId`, `${at}.runProfileId: run profile ${d.runProfileId} does not exist.`);
         else if (profile.systemId !== d.connectedSystemId) {
-          add(`${at}.runProfileId`, `${at}.runProfileId: run profile ${d.runProfileId} belongs to connected system ${profile.systemId}, not ${d.connectedSystemId}.`);
+          add(
+            `${at}.runProfileId`,
+            `${at}.runProfileId: run profile ${d.runProfileId} belongs to connected system ${profile.systemId}, not ${d.connectedSystemId}.`,
+          );
         } else step.name ??= `${system} — ${profile.name}`.slice(0, 300);
       }
       if (d.sqlConnectionString !== null) {
         let storedClear: string | null = null;
         if (stored?.sqlConnectionString) {
-          try { storedClear = openStepConnectionString(this.box, stored.id, stored.sqlConnectionString); } catch { storedClear = null; }
+          try {
+            storedClear = openStepConnectionString(this.box, stored.id, stored.sqlConnectionString);
+          } catch {
+            storedClear = null;
+          }
         }
         const restored = restoreMaskedSecrets(d.sqlConnectionString, storedClear);
-        if (restored.unresolved) add(`${at}.sqlConnectionString`, `${at}.sqlConnectionString carries the mask ${SECRET_MASK} where no password is stored to keep; send the password.`);
+        if (restored.unresolved)
+          add(
+            `${at}.sqlConnectionString`,
+            `${at}.sqlConnectionString carries the mask ${SECRET_MASK} where no password is stored to keep; send the password.`,
+          );
         else step.sqlConnectionString = restored.value;
       }
       return step;
@@ -351,13 +558,26 @@ export class SchedulesService {
       const row: StepValues & { sqlConnectionString: string | null } = { ...values, sqlConnectionString };
       if (before) {
         const beforeClear = before.sqlConnectionString ? this.tryOpen(before) : null;
-        const same = (Object.keys(values) as Array<keyof typeof values>).every((k) => before[k] === values[k]) && beforeClear === sqlConnectionString;
+        const same =
+          (Object.keys(values) as Array<keyof typeof values>).every((k) => before[k] === values[k]) && beforeClear === sqlConnectionString;
         if (same) continue;
         changed += 1;
-        await repo.update({ id }, { ...row, sqlConnectionString: sqlConnectionString === null ? null : this.box.seal(sqlConnectionString, scheduleStepSecretContext(id)) });
+        await repo.update(
+          { id },
+          {
+            ...row,
+            sqlConnectionString: sqlConnectionString === null ? null : this.box.seal(sqlConnectionString, scheduleStepSecretContext(id)),
+          },
+        );
       } else {
         added += 1;
-        await repo.insert({ ...row, id, scheduleId, created: new Date(base + i), sqlConnectionString: sqlConnectionString === null ? null : this.box.seal(sqlConnectionString, scheduleStepSecretContext(id)) });
+        await repo.insert({
+          ...row,
+          id,
+          scheduleId,
+          created: new Date(base + i),
+          sqlConnectionString: sqlConnectionString === null ? null : this.box.seal(sqlConnectionString, scheduleStepSecretContext(id)),
+        });
       }
     }
     return { added, changed, removed: removed.length, unchanged: drafts.length - added - changed };
@@ -373,6 +593,14 @@ export class SchedulesService {
 }
 
 const EMPTY_PATTERN: SchedulePattern = {
-  triggerType: undefined as never, patternType: 'SpecificTimes', daysOfWeek: null, runTimes: null, intervalValue: null, intervalUnit: null,
-  intervalWindowStart: null, intervalWindowEnd: null, cronExpression: null, timeZone: DEFAULT_SCHEDULE_TIME_ZONE,
+  triggerType: undefined as never,
+  patternType: 'SpecificTimes',
+  daysOfWeek: null,
+  runTimes: null,
+  intervalValue: null,
+  intervalUnit: null,
+  intervalWindowStart: null,
+  intervalWindowEnd: null,
+  cronExpression: null,
+  timeZone: DEFAULT_SCHEDULE_TIME_ZONE,
 };

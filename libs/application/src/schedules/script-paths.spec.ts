@@ -47,6 +47,8 @@ describe('resolveUnderRoot', () => {
   });
 
   it('says so when the scripts root itself is missing', async () => {
-    await expect(resolveUnderRoot(join(base, 'nope'), 'x.sh')).rejects.toThrow(/scripts root .* does not exist on this host \(MERIDIAN_SCRIPTS_ROOT\)/);
+    await expect(resolveUnderRoot(join(base, 'nope'), 'x.sh')).rejects.toThrow(
+      /scripts root .* does not exist on this host \(MERIDIAN_SCRIPTS_ROOT\)/,
+    );
   });
 });

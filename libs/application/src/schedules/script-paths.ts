@@ -26,7 +26,8 @@ export async function resolveUnderRoot(root: string, relative: string, options: 
   if (problem) throw new ScriptPathError(`The path "${value.slice(0, 200)}" ${problem}`);
   const resolvedRoot = path.resolve(root);
   const candidate = path.resolve(resolvedRoot, value);
-  if (candidate !== resolvedRoot && !isInside(resolvedRoot, candidate)) throw new ScriptPathError(`The path "${value}" points outside the scripts root.`);
+  if (candidate !== resolvedRoot && !isInside(resolvedRoot, candidate))
+    throw new ScriptPathError(`The path "${value}" points outside the scripts root.`);
 
   let realRoot: string;
   try {
@@ -39,11 +40,14 @@ export async function resolveUnderRoot(root: string, relative: string, options: 
     real = await realpath(candidate);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException)?.code;
-    throw new ScriptPathError(code === 'ENOENT' || code === 'ENOTDIR'
-      ? `The ${kind} "${value}" does not exist under the scripts root.`
-      : `The path "${value}" cannot be resolved (${code ?? 'error'}).`);
+    throw new ScriptPathError(
+      code === 'ENOENT' || code === 'ENOTDIR'
+        ? `The ${kind} "${value}" does not exist under the scripts root.`
+        : `The path "${value}" cannot be resolved (${code ?? 'error'}).`,
+    );
   }
-  if (real !== realRoot && !isInside(realRoot, real)) throw new ScriptPathError(`The path "${value}" resolves (through a symbolic link) outside the scripts root.`);
+  if (real !== realRoot && !isInside(realRoot, real))
+    throw new ScriptPathError(`The path "${value}" resolves (through a symbolic link) outside the scripts root.`);
   if (real === realRoot && kind === 'file') throw new ScriptPathError(`The path "${value}" names the scripts root itself, not a file.`);
   const info = await stat(real);
   if (kind === 'file' && !info.isFile()) throw new ScriptPathError(`The path "${value}" is not a file.`);

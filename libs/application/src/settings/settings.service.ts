@@ -1,8 +1,17 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
-  ActivityOperationType, ActivityTargetType, decodeSettingValue, DomainError, encodeSettingValue, findSettingDefinition, SETTING_DEFINITIONS,
-  SettingDefinition, SettingKeys, SettingValue, validateSettingValue,
+  ActivityOperationType,
+  ActivityTargetType,
+  decodeSettingValue,
+  DomainError,
+  encodeSettingValue,
+  findSettingDefinition,
+  SETTING_DEFINITIONS,
+  SettingDefinition,
+  SettingKeys,
+  SettingValue,
+  validateSettingValue,
 } from '@meridian/domain';
 import { ServiceSettingEntity } from '@meridian/persistence';
 import { APP_CONFIG, AppConfig, RateLimitPolicy } from '@meridian/platform';
@@ -68,9 +77,21 @@ export class SettingsService extends RateLimitPolicy implements OnModuleDestroy 
     const canonical = validateSettingValue(def, value);
     const before = await this.effective(def.key);
     await this.ds.transaction(async (m) => {
-      await m.getRepository(ServiceSettingEntity).save({ key: def.key, value: encodeSettingValue(canonical), lastUpdated: new Date(), lastUpdatedBy: initiator.name });
-      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.ServiceSetting, operation: ActivityOperationType.Update,
-        targetId: def.key, targetName: def.key, message: `${def.key} set to ${String(canonical)}.`, details: { previousValue: before, value: canonical } }, m);
+      await m
+        .getRepository(ServiceSettingEntity)
+        .save({ key: def.key, value: encodeSettingValue(canonical), lastUpdated: new Date(), lastUpdatedBy: initiator.name });
+      await this.activities.recordChange(
+        {
+          initiator,
+          targetType: ActivityTargetType.ServiceSetting,
+          operation: ActivityOperationType.Update,
+          targetId: def.key,
+          targetName: def.key,
+          message: `${def.key} set to ${String(canonical)}.`,
+          details: { previousValue: before, value: canonical },
+        },
+        m,
+      );
     });
     this.cache.set(def.key, canonical);
     return this.get(def.key);
@@ -82,9 +103,18 @@ export class SettingsService extends RateLimitPolicy implements OnModuleDestroy 
     const before = await this.effective(def.key);
     await this.ds.transaction(async (m) => {
       await m.getRepository(ServiceSettingEntity).delete({ key: def.key });
-      await this.activities.recordChange({ initiator, targetType: ActivityTargetType.ServiceSetting, operation: ActivityOperationType.Revert,
-        targetId: def.key, targetName: def.key, message: `${def.key} reverted to its default (${String(def.defaultValue)}).`,
-        details: { previousValue: before, value: def.defaultValue } }, m);
+      await this.activities.recordChange(
+        {
+          initiator,
+          targetType: ActivityTargetType.ServiceSetting,
+          operation: ActivityOperationType.Revert,
+          targetId: def.key,
+          targetName: def.key,
+          message: `${def.key} reverted to its default (${String(def.defaultValue)}).`,
+          details: { previousValue: before, value: def.defaultValue },
+        },
+        m,
+      );
     });
     this.cache.delete(def.key);
     return this.get(def.key);

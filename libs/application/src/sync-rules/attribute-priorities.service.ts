@@ -75,8 +75,10 @@ export class AttributePrioritiesService {
 
   async set(input: AttributePriorityInput, initiator: Initiator): Promise<AttributePriorityView[]> {
     const errors = new FieldErrors();
-    if (!positiveInt(input.metaverseObjectTypeId)) errors.add('metaverseObjectTypeId', 'metaverseObjectTypeId is required and must be a positive whole number.');
-    if (!positiveInt(input.metaverseAttributeId)) errors.add('metaverseAttributeId', 'metaverseAttributeId is required and must be a positive whole number.');
+    if (!positiveInt(input.metaverseObjectTypeId))
+      errors.add('metaverseObjectTypeId', 'metaverseObjectTypeId is required and must be a positive whole number.');
+    if (!positiveInt(input.metaverseAttributeId))
+      errors.add('metaverseAttributeId', 'metaverseAttributeId is required and must be a positive whole number.');
     if (!Array.isArray(input.mappingIds)) errors.add('mappingIds', 'mappingIds must be an array of mapping ids, highest priority first.');
     errors.throwIfAny();
     const typeId = input.metaverseObjectTypeId as number;
@@ -91,18 +93,42 @@ export class AttributePrioritiesService {
       await lockPriorityGroups(m, [group]);
       const current = await priorityGroupMappingIds(m, group);
       if (!current.length) {
-        throw DomainError.validation('mappingIds', `No import mapping contributes "${attribute!.name}" of "${type!.name}": there is nothing to order.`);
+        throw DomainError.validation(
+          'mappingIds',
+          `No import mapping contributes "${attribute!.name}" of "${type!.name}": there is nothing to order.`,
+        );
       }
-      const problems = checkCompleteOrder(current, mappingIds, 'mappingIds', `import mappings contributing "${attribute!.name}" of "${type!.name}" (${current.join(', ')})`);
+      const problems = checkCompleteOrder(
+        current,
+        mappingIds,
+        'mappingIds',
+        `import mappings contributing "${attribute!.name}" of "${type!.name}" (${current.join(', ')})`,
+      );
       if (Object.keys(problems).length) throw DomainError.validationMany(problems);
       const changed = await writePriorityOrder(m, mappingIds as number[]);
       const views = await this.list(group, m);
       if (changed.length) {
-        await this.activities.recordChange({
-          initiator, targetType: ActivityTargetType.MetaverseAttribute, operation: ActivityOperationType.Update, targetId: attributeId,
-          targetName: attribute!.name, targetContext: type!.name, message: 'Attribute priority changed',
-          details: { metaverseObjectTypeId: typeId, priority: views.map((v) => ({ priority: v.priority, mappingId: v.mappingId, syncRuleName: v.syncRuleName, connectedSystemName: v.connectedSystemName })) },
-        }, m);
+        await this.activities.recordChange(
+          {
+            initiator,
+            targetType: ActivityTargetType.MetaverseAttribute,
+            operation: ActivityOperationType.Update,
+            targetId: attributeId,
+            targetName: attribute!.name,
+            targetContext: type!.name,
+            message: 'Attribute priority changed',
+            details: {
+              metaverseObjectTypeId: typeId,
+              priority: views.map((v) => ({
+                priority: v.priority,
+                mappingId: v.mappingId,
+                syncRuleName: v.syncRuleName,
+                connectedSystemName: v.connectedSystemName,
+              })),
+            },
+          },
+          m,
+        );
       }
       return views;
     });
@@ -124,12 +150,20 @@ export class AttributePrioritiesService {
     return type;
   }
 
-  private async requireAttribute(m: EntityManager, id: number, typeId: number | undefined, errors: FieldErrors): Promise<{ id: number; name: string } | undefined> {
+  private async requireAttribute(
+    m: EntityManager,
+    id: number,
+    typeId: number | undefined,
+    errors: FieldErrors,
+  ): Promise<{ id: number; name: string } | undefined> {
     const [attribute] = await m.query(
       `SELECT a.id, a.name, EXISTS (SELECT 1 FROM metaverse_object_type_attribute ta WHERE ta.attribute_id = a.id AND ta.object_type_id = $2) AS "ofType"
-         FROM metaverse_attribute a WHERE a.id = $1`, [id, typeId ?? 0]);
+         FROM metaverse_attribute a WHERE a.id = $1`,
+      [id, typeId ?? 0],
+    );
     if (!attribute) errors.add('metaverseAttributeId', `Metaverse attribute ${id} does not exist.`);
-    else if (typeId !== undefined && !attribute.ofType) errors.add('metaverseAttributeId', `Metaverse attribute "${attribute.name}" is not an attribute of metaverse object type ${typeId}.`);
+    else if (typeId !== undefined && !attribute.ofType)
+      errors.add('metaverseAttributeId', `Metaverse attribute "${attribute.name}" is not an attribute of metaverse object type ${typeId}.`);
     return attribute;
   }
 }

@@ -24,7 +24,8 @@ export async function priorityGroupMappingIds(m: EntityManager, group: PriorityG
     `SELECT m.id FROM sync_rule_mapping m JOIN sync_rule r ON r.id = m.sync_rule_id
       WHERE r.direction = $1 AND r.metaverse_object_type_id = $2 AND m.target_metaverse_attribute_id = $3 AND m.id <> $4
       ORDER BY m.priority NULLS LAST, m.id`,
-    [SyncRuleDirection.Import, group.metaverseObjectTypeId, group.metaverseAttributeId, excludeMappingId ?? 0]);
+    [SyncRuleDirection.Import, group.metaverseObjectTypeId, group.metaverseAttributeId, excludeMappingId ?? 0],
+  );
   return rows.map((r) => r.id);
 }
 
@@ -43,7 +44,9 @@ export async function writePriorityOrder(m: EntityManager, orderedMappingIds: re
      flagged AS (
        UPDATE connected_system cs SET full_sync_required = true
         WHERE cs.id IN (SELECT r.connected_system_id FROM sync_rule r JOIN changed c ON c.sync_rule_id = r.id) AND NOT cs.full_sync_required)
-     SELECT id FROM changed`, [[...orderedMappingIds]]);
+     SELECT id FROM changed`,
+    [[...orderedMappingIds]],
+  );
   return rows.map((r) => r.id);
 }
 
@@ -57,5 +60,7 @@ export async function priorityGroupsOfRule(m: EntityManager, syncRuleId: number)
   return m.query(
     `SELECT DISTINCT r.metaverse_object_type_id AS "metaverseObjectTypeId", m.target_metaverse_attribute_id AS "metaverseAttributeId"
        FROM sync_rule_mapping m JOIN sync_rule r ON r.id = m.sync_rule_id
-      WHERE r.id = $1 AND r.direction = $2 AND m.target_metaverse_attribute_id IS NOT NULL`, [syncRuleId, SyncRuleDirection.Import]);
+      WHERE r.id = $1 AND r.direction = $2 AND m.target_metaverse_attribute_id IS NOT NULL`,
+    [syncRuleId, SyncRuleDirection.Import],
+  );
 }

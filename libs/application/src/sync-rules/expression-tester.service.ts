@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import {
-  AttributeValues, ExpressionError, expressionValidationError, ExpressionFunctionInfo, ExpressionInputs, ExpressionValue,
-  formatExpressionValue, listExpressionFunctions, parseDateTime,
+  AttributeValues,
+  ExpressionError,
+  expressionValidationError,
+  ExpressionFunctionInfo,
+  ExpressionInputs,
+  ExpressionValue,
+  formatExpressionValue,
+  listExpressionFunctions,
+  parseDateTime,
 } from '@meridian/domain';
 import { FieldErrors } from './sync-rule.support';
 import { MappingExpressions } from './mapping-expressions';
@@ -60,12 +67,13 @@ export class ExpressionTesterService {
 
   test(input: TestExpressionInput): TestExpressionResult {
     const errors = new FieldErrors();
-    if (typeof input.expression !== 'string' || input.expression.trim() === '') errors.add('expression', 'expression is required: the text of an expression, e.g. Upper(cs["sn"]).');
+    if (typeof input.expression !== 'string' || input.expression.trim() === '')
+      errors.add('expression', 'expression is required: the text of an expression, e.g. Upper(cs["sn"]).');
     const mv = this.context(input.mv, 'mv', errors);
     const cs = this.context(input.cs, 'cs', errors);
     let now: Date | undefined;
     if (input.now !== undefined && input.now !== null) {
-      now = typeof input.now === 'string' ? parseDateTime(input.now) ?? undefined : undefined;
+      now = typeof input.now === 'string' ? (parseDateTime(input.now) ?? undefined) : undefined;
       if (!now) errors.add('now', 'now must be an ISO 8601 date-time, e.g. 2025-01-31T08:00:00Z (Now() and Today() read it).');
     }
     errors.throwIfAny();
@@ -86,8 +94,16 @@ export class ExpressionTesterService {
     } catch (e) {
       if (!(e instanceof ExpressionError)) throw e;
       return {
-        result: null, resultType: null, resultText: null, ...base,
-        error: { code: e.code, message: e.message, position: { line: e.position.line, column: e.position.column, offset: e.position.offset }, token: e.token },
+        result: null,
+        resultType: null,
+        resultText: null,
+        ...base,
+        error: {
+          code: e.code,
+          message: e.message,
+          position: { line: e.position.line, column: e.position.column, offset: e.position.offset },
+          token: e.token,
+        },
       };
     }
   }
@@ -127,11 +143,14 @@ export class ExpressionTesterService {
         values.set(name, item(v, path));
         continue;
       }
-      values.set(name, v.map((x, i) => {
-        if (!Array.isArray(x)) return item(x, `${path}[${i}]`);
-        errors.add(path, `${path}[${i}] is a nested list: a multi-valued attribute is one flat list.`);
-        return null;
-      }));
+      values.set(
+        name,
+        v.map((x, i) => {
+          if (!Array.isArray(x)) return item(x, `${path}[${i}]`);
+          errors.add(path, `${path}[${i}] is a nested list: a multi-valued attribute is one flat list.`);
+          return null;
+        }),
+      );
     }
     if (errors.hasErrors) return undefined;
     try {

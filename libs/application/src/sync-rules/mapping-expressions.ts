@@ -1,5 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { CompileResult, DomainError, ErrorCode, ExpressionCache, ExpressionError, ExpressionErrorCode, findUnknownAttributes, ValidationErrors } from '@meridian/domain';
+import {
+  CompileResult,
+  DomainError,
+  ErrorCode,
+  ExpressionCache,
+  ExpressionError,
+  ExpressionErrorCode,
+  findUnknownAttributes,
+  ValidationErrors,
+} from '@meridian/domain';
 
 /** One expression error found while validating a mapping, with the field it belongs to. */
 export interface FieldExpressionError {
@@ -35,8 +44,16 @@ export class MappingExpressions {
     const unknown = findUnknownAttributes(result.expression, { cs: csNames, mv: schema.mv });
     const unselected = result.expression.references
       .filter((ref) => ref.source === 'cs' && schema.cs.get(ref.name.toLowerCase())?.selected === false)
-      .map((ref) => new ExpressionError(ExpressionErrorCode.UnknownAttribute,
-        `Connected system attribute '${ref.name}' is not selected for synchronisation; select it first`, ref.position, ref.token, 'compile'));
+      .map(
+        (ref) =>
+          new ExpressionError(
+            ExpressionErrorCode.UnknownAttribute,
+            `Connected system attribute '${ref.name}' is not selected for synchronisation; select it first`,
+            ref.position,
+            ref.token,
+            'compile',
+          ),
+      );
     return [...unknown, ...unselected].map((error) => ({ field, error }));
   }
 }
@@ -46,13 +63,20 @@ export class MappingExpressions {
  * `details` has the shape of expressionValidationError for the first one (field, code, message, line,
  * column, offset, token) plus `expressionErrors` listing all of them.
  */
-export function mappingValidationError(fieldErrors: ValidationErrors, expressionErrors: readonly FieldExpressionError[]): DomainError | null {
+export function mappingValidationError(
+  fieldErrors: ValidationErrors,
+  expressionErrors: readonly FieldExpressionError[],
+): DomainError | null {
   if (!Object.keys(fieldErrors).length && !expressionErrors.length) return null;
   const validationErrors: ValidationErrors = {};
   for (const [field, messages] of Object.entries(fieldErrors)) validationErrors[field] = [...messages];
   for (const { field, error } of expressionErrors) (validationErrors[field] ??= []).push(error.displayMessage);
   if (!expressionErrors.length) return DomainError.validationMany(validationErrors);
   const [first] = expressionErrors;
-  const details = { field: first.field, ...first.error.toJSON(), expressionErrors: expressionErrors.map((e) => ({ field: e.field, ...e.error.toJSON() })) };
+  const details = {
+    field: first.field,
+    ...first.error.toJSON(),
+    expressionErrors: expressionErrors.map((e) => ({ field: e.field, ...e.error.toJSON() })),
+  };
   return new DomainError(ErrorCode.ValidationError, 'One or more fields are invalid.', details, validationErrors);
 }

@@ -6,7 +6,18 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
 import { backfillAttributeLookups, lockLookupSchemaExclusive } from '../metaverse/metaverse-lookups';
-import { childNotFound, FieldErrors, isImport, loadRuleContext, markFullSyncRequired, positiveInt, recordRuleActivity, requireRule, returnedRows, RuleContext } from './sync-rule.support';
+import {
+  childNotFound,
+  FieldErrors,
+  isImport,
+  loadRuleContext,
+  markFullSyncRequired,
+  positiveInt,
+  recordRuleActivity,
+  requireRule,
+  returnedRows,
+  RuleContext,
+} from './sync-rule.support';
 import { loadMatchingRuleViews, MatchingRuleView } from './sync-rule.views';
 
 export interface MatchingRuleInput {
@@ -17,7 +28,13 @@ export interface MatchingRuleInput {
 }
 
 /** Metaverse attribute types that have lookup rows (metaverse_object_lookup) and so can be matched on by index. */
-export const MATCHABLE_TYPES: readonly string[] = [AttributeDataType.String, AttributeDataType.Text, AttributeDataType.Guid, AttributeDataType.Integer, AttributeDataType.LongNumber];
+export const MATCHABLE_TYPES: readonly string[] = [
+  AttributeDataType.String,
+  AttributeDataType.Text,
+  AttributeDataType.Guid,
+  AttributeDataType.Integer,
+  AttributeDataType.LongNumber,
+];
 /** Connected-system attribute types whose values can be compared with a metaverse value. */
 const MATCHABLE_CS_TYPES: readonly string[] = [...MATCHABLE_TYPES, AttributeDataType.Decimal, AttributeDataType.DateTime];
 const MAX_SOURCE_ATTRIBUTES = 10;
@@ -59,13 +76,21 @@ export class MatchingRulesService {
       await this.refuseDuplicate(m, syncRuleId, csIds!, mvId!, null);
 
       const saved = await m.getRepository(SyncRuleMatchingRuleEntity).save({
-        syncRuleId, connectedSystemAttributeIds: csIds!, metaverseAttributeId: mvId!, caseSensitive: caseSensitive ?? false, order: 0,
+        syncRuleId,
+        connectedSystemAttributeIds: csIds!,
+        metaverseAttributeId: mvId!,
+        caseSensitive: caseSensitive ?? false,
+        order: 0,
       });
       await this.writeOrder(m, placeAt(await this.orderedIds(m, syncRuleId, saved.id), saved.id, order));
       const indexed = await this.ensureIndexed(m, ctx, mvId!);
       await markFullSyncRequired(m, ctx.rule.connectedSystemId);
       const view = await this.get(syncRuleId, saved.id, m);
-      await this.record(m, ctx, initiator, ActivityOperationType.Create, view, { order: view.order, caseSensitive: view.caseSensitive, ...indexed });
+      await this.record(m, ctx, initiator, ActivityOperationType.Create, view, {
+        order: view.order,
+        caseSensitive: view.caseSensitive,
+        ...indexed,
+      });
       return view;
     });
   }
@@ -95,9 +120,11 @@ export class MatchingRulesService {
         rule.caseSensitive = caseSensitive;
         changed.push('caseSensitive');
       }
-      if (changed.some((c) => c !== 'caseSensitive')) await this.refuseDuplicate(m, syncRuleId, rule.connectedSystemAttributeIds, rule.metaverseAttributeId, id);
+      if (changed.some((c) => c !== 'caseSensitive'))
+        await this.refuseDuplicate(m, syncRuleId, rule.connectedSystemAttributeIds, rule.metaverseAttributeId, id);
       if (changed.length) await m.getRepository(SyncRuleMatchingRuleEntity).save(rule);
-      if (order !== undefined && (await this.writeOrder(m, placeAt(await this.orderedIds(m, syncRuleId), id, order)))) changed.push('order');
+      if (order !== undefined && (await this.writeOrder(m, placeAt(await this.orderedIds(m, syncRuleId), id, order))))
+        changed.push('order');
       const indexed = changed.includes('metaverseAttributeId') ? await this.ensureIndexed(m, ctx, rule.metaverseAttributeId) : {};
       const view = await this.get(syncRuleId, id, m);
       if (changed.length) {
@@ -124,18 +151,34 @@ export class MatchingRulesService {
     return this.ds.transaction(async (m) => {
       const ctx = await this.importRule(m, syncRuleId);
       const current = await this.orderedIds(m, syncRuleId);
-      if (!Array.isArray(matchingRuleIds)) throw DomainError.validation('matchingRuleIds', 'matchingRuleIds must be an array of matching rule ids.');
-      const problems = checkCompleteOrder(current, matchingRuleIds, 'matchingRuleIds', `matching rules of sync rule ${syncRuleId} (${current.join(', ') || 'none'})`);
+      if (!Array.isArray(matchingRuleIds))
+        throw DomainError.validation('matchingRuleIds', 'matchingRuleIds must be an array of matching rule ids.');
+      const problems = checkCompleteOrder(
+        current,
+        matchingRuleIds,
+        'matchingRuleIds',
+        `matching rules of sync rule ${syncRuleId} (${current.join(', ') || 'none'})`,
+      );
       if (Object.keys(problems).length) throw DomainError.validationMany(problems);
       const changed = await this.writeOrder(m, matchingRuleIds as number[]);
       const views = await loadMatchingRuleViews(m, syncRuleId);
       if (changed) {
         await markFullSyncRequired(m, ctx.rule.connectedSystemId);
-        await recordRuleActivity(this.activities, m, {
-          initiator, targetType: ActivityTargetType.ObjectMatchingRule, operation: ActivityOperationType.Update, targetId: syncRuleId,
-          targetName: `Order of the matching rules of ${ctx.rule.name}`, targetContext: ctx.rule.name, message: 'Matching rules reordered',
-          details: { order: views.map((v) => v.id) },
-        }, { syncRuleId, connectedSystemId: ctx.rule.connectedSystemId });
+        await recordRuleActivity(
+          this.activities,
+          m,
+          {
+            initiator,
+            targetType: ActivityTargetType.ObjectMatchingRule,
+            operation: ActivityOperationType.Update,
+            targetId: syncRuleId,
+            targetName: `Order of the matching rules of ${ctx.rule.name}`,
+            targetContext: ctx.rule.name,
+            message: 'Matching rules reordered',
+            details: { order: views.map((v) => v.id) },
+          },
+          { syncRuleId, connectedSystemId: ctx.rule.connectedSystemId },
+        );
       }
       return views;
     });
@@ -145,7 +188,9 @@ export class MatchingRulesService {
   private async importRule(m: EntityManager, syncRuleId: number): Promise<RuleContext> {
     const ctx = await loadRuleContext(m, syncRuleId, true);
     if (!isImport(ctx.rule)) {
-      throw DomainError.badRequest(`Sync rule ${syncRuleId} is an Export rule: matching rules join connected system objects to metaverse objects and belong to Import rules.`);
+      throw DomainError.badRequest(
+        `Sync rule ${syncRuleId} is an Export rule: matching rules join connected system objects to metaverse objects and belong to Import rules.`,
+      );
     }
     return ctx;
   }
@@ -172,8 +217,12 @@ export class MatchingRulesService {
       if (raw.indexOf(id) !== i) return fail(`Attribute ${id} is listed more than once.`);
       const attribute = ctx.csAttributes.get(id);
       if (!attribute) return fail(`Connected system attribute ${id} is not an attribute of the object type "${ctx.csTypeName}".`);
-      if (!attribute.selected) return fail(`Connected system attribute "${attribute.name}" is not selected for synchronisation; select it first.`);
-      if (!MATCHABLE_CS_TYPES.includes(attribute.type)) return fail(`"${attribute.name}" is ${attribute.type}: matching compares values of String, Text, Guid, Integer, LongNumber, Decimal or DateTime attributes.`);
+      if (!attribute.selected)
+        return fail(`Connected system attribute "${attribute.name}" is not selected for synchronisation; select it first.`);
+      if (!MATCHABLE_CS_TYPES.includes(attribute.type))
+        return fail(
+          `"${attribute.name}" is ${attribute.type}: matching compares values of String, Text, Guid, Integer, LongNumber, Decimal or DateTime attributes.`,
+        );
     });
     return ok ? (raw as number[]) : undefined;
   }
@@ -191,7 +240,10 @@ export class MatchingRulesService {
       return undefined;
     }
     if (!MATCHABLE_TYPES.includes(attribute.type)) {
-      errors.add(field, `"${attribute.name}" is ${attribute.type}: matching needs a String, Text, Guid, Integer or LongNumber metaverse attribute (one that can be indexed).`);
+      errors.add(
+        field,
+        `"${attribute.name}" is ${attribute.type}: matching needs a String, Text, Guid, Integer or LongNumber metaverse attribute (one that can be indexed).`,
+      );
       return undefined;
     }
     return raw;
@@ -216,16 +268,25 @@ export class MatchingRulesService {
     return raw;
   }
 
-  private async refuseDuplicate(m: EntityManager, syncRuleId: number, csIds: readonly number[], mvId: number, exceptId: number | null): Promise<void> {
+  private async refuseDuplicate(
+    m: EntityManager,
+    syncRuleId: number,
+    csIds: readonly number[],
+    mvId: number,
+    exceptId: number | null,
+  ): Promise<void> {
     const [clash] = await m.query(
       `SELECT id FROM sync_rule_matching_rule WHERE sync_rule_id = $1 AND connected_system_attribute_ids = $2::int[] AND metaverse_attribute_id = $3 AND id <> $4`,
-      [syncRuleId, [...csIds], mvId, exceptId ?? 0]);
+      [syncRuleId, [...csIds], mvId, exceptId ?? 0],
+    );
     if (clash) throw DomainError.validation('metaverseAttributeId', `Matching rule ${clash.id} already matches these attributes.`);
   }
 
   private async orderedIds(m: EntityManager, syncRuleId: number, excludeId?: number): Promise<number[]> {
     const rows: Array<{ id: number }> = await m.query(
-      `SELECT id FROM sync_rule_matching_rule WHERE sync_rule_id = $1 AND id <> $2 ORDER BY "order", id`, [syncRuleId, excludeId ?? 0]);
+      `SELECT id FROM sync_rule_matching_rule WHERE sync_rule_id = $1 AND id <> $2 ORDER BY "order", id`,
+      [syncRuleId, excludeId ?? 0],
+    );
     return rows.map((r) => r.id);
   }
 
@@ -234,7 +295,9 @@ export class MatchingRulesService {
     if (!ids.length) return false;
     const rows = await m.query(
       `UPDATE sync_rule_matching_rule x SET "order" = o.ord::int FROM unnest($1::int[]) WITH ORDINALITY AS o(id, ord)
-        WHERE x.id = o.id AND x."order" IS DISTINCT FROM o.ord::int RETURNING x.id`, [[...ids]]);
+        WHERE x.id = o.id AND x."order" IS DISTINCT FROM o.ord::int RETURNING x.id`,
+      [[...ids]],
+    );
     return returnedRows(rows).length > 0;
   }
 
@@ -245,20 +308,44 @@ export class MatchingRulesService {
    */
   private async ensureIndexed(m: EntityManager, ctx: RuleContext, attributeId: number): Promise<Record<string, unknown>> {
     await lockLookupSchemaExclusive(m);
-    const updated = returnedRows<{ id: number; name: string }>(await m.query(
-      `UPDATE metaverse_attribute SET is_indexed = true, last_updated = now() WHERE id = $1 AND NOT is_indexed AND type = ANY($2::text[]) RETURNING id, name`,
-      [attributeId, [...MATCHABLE_TYPES]]));
+    const updated = returnedRows<{ id: number; name: string }>(
+      await m.query(
+        `UPDATE metaverse_attribute SET is_indexed = true, last_updated = now() WHERE id = $1 AND NOT is_indexed AND type = ANY($2::text[]) RETURNING id, name`,
+        [attributeId, [...MATCHABLE_TYPES]],
+      ),
+    );
     if (!updated.length) return {};
     const rows = await backfillAttributeLookups(m, attributeId);
     ctx.mvAttributes.get(attributeId)!.isIndexed = true;
     return { indexedMetaverseAttribute: { id: attributeId, name: updated[0].name, lookupRowsWritten: rows } };
   }
 
-  private async record(m: EntityManager, ctx: RuleContext, initiator: Initiator, operation: ActivityOperationType, view: MatchingRuleView, details: Record<string, unknown>): Promise<void> {
-    await recordRuleActivity(this.activities, m, {
-      initiator, targetType: ActivityTargetType.ObjectMatchingRule, operation, targetId: view.id,
-      targetName: `${view.connectedSystemAttributes.map((a) => a.name).join(', ')} → ${view.metaverseAttributeName}`, targetContext: ctx.rule.name,
-      details: { syncRuleId: ctx.rule.id, connectedSystemAttributeIds: view.connectedSystemAttributeIds, metaverseAttributeId: view.metaverseAttributeId, ...details },
-    }, { syncRuleId: ctx.rule.id, connectedSystemId: ctx.rule.connectedSystemId });
+  private async record(
+    m: EntityManager,
+    ctx: RuleContext,
+    initiator: Initiator,
+    operation: ActivityOperationType,
+    view: MatchingRuleView,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    await recordRuleActivity(
+      this.activities,
+      m,
+      {
+        initiator,
+        targetType: ActivityTargetType.ObjectMatchingRule,
+        operation,
+        targetId: view.id,
+        targetName: `${view.connectedSystemAttributes.map((a) => a.name).join(', ')} → ${view.metaverseAttributeName}`,
+        targetContext: ctx.rule.name,
+        details: {
+          syncRuleId: ctx.rule.id,
+          connectedSystemAttributeIds: view.connectedSystemAttributeIds,
+          metaverseAttributeId: view.metaverseAttributeId,
+          ...details,
+        },
+      },
+      { syncRuleId: ctx.rule.id, connectedSystemId: ctx.rule.connectedSystemId },
+    );
   }
 }

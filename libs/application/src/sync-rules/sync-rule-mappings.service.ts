@@ -5,9 +5,26 @@ import { SyncRuleMappingEntity, SyncRuleMappingSourceEntity } from '@meridian/pe
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
-import { compactPriorityGroup, lockPriorityGroups, PriorityGroup, priorityGroupMappingIds, writePriorityOrder } from './attribute-priority.store';
+import {
+  compactPriorityGroup,
+  lockPriorityGroups,
+  PriorityGroup,
+  priorityGroupMappingIds,
+  writePriorityOrder,
+} from './attribute-priority.store';
 import { ExpressionSchema, FieldExpressionError, MappingExpressions, mappingValidationError } from './mapping-expressions';
-import { childNotFound, FieldErrors, isImport, loadRuleContext, markFullSyncRequired, positiveInt, recordRuleActivity, requireRule, RuleContext, sameJson } from './sync-rule.support';
+import {
+  childNotFound,
+  FieldErrors,
+  isImport,
+  loadRuleContext,
+  markFullSyncRequired,
+  positiveInt,
+  recordRuleActivity,
+  requireRule,
+  RuleContext,
+  sameJson,
+} from './sync-rule.support';
 import { loadMappingViews, MappingView } from './sync-rule.views';
 
 export interface MappingSourceInput {
@@ -87,7 +104,11 @@ export class SyncRuleMappingsService {
       if (group) await writePriorityOrder(m, placeAt(await priorityGroupMappingIds(m, group, saved.id), saved.id, extras.priority));
       await markFullSyncRequired(m, ctx.rule.connectedSystemId);
       const view = await this.get(syncRuleId, saved.id, m);
-      await this.record(m, ctx, initiator, 'Create', view, { sourceType: view.sourceType, sources: view.sources.length, priority: view.priority });
+      await this.record(m, ctx, initiator, 'Create', view, {
+        sourceType: view.sourceType,
+        sources: view.sources.length,
+        priority: view.priority,
+      });
       return view;
     });
   }
@@ -125,7 +146,12 @@ export class SyncRuleMappingsService {
           changed.push(key);
         }
       }
-      const sourceKey = (s: SourceFields) => ({ order: s.order, connectedSystemAttributeId: s.connectedSystemAttributeId, metaverseAttributeId: s.metaverseAttributeId, expression: s.expression });
+      const sourceKey = (s: SourceFields) => ({
+        order: s.order,
+        connectedSystemAttributeId: s.connectedSystemAttributeId,
+        metaverseAttributeId: s.metaverseAttributeId,
+        expression: s.expression,
+      });
       if (sources && !sameJson(sources.map(sourceKey), before.sources.map(sourceKey))) changed.push('sources');
 
       if (imports) {
@@ -165,8 +191,10 @@ export class SyncRuleMappingsService {
       const ctx = await loadRuleContext(m, syncRuleId, true);
       const mapping = await this.requireMapping(m, syncRuleId, mappingId);
       const view = await this.get(syncRuleId, mappingId, m);
-      const group = isImport(ctx.rule) && mapping.targetMetaverseAttributeId !== null
-        ? { metaverseObjectTypeId: ctx.rule.metaverseObjectTypeId, metaverseAttributeId: mapping.targetMetaverseAttributeId } : null;
+      const group =
+        isImport(ctx.rule) && mapping.targetMetaverseAttributeId !== null
+          ? { metaverseObjectTypeId: ctx.rule.metaverseObjectTypeId, metaverseAttributeId: mapping.targetMetaverseAttributeId }
+          : null;
       if (group) await lockPriorityGroups(m, [group]);
       await m.getRepository(SyncRuleMappingEntity).delete({ id: mappingId });
       if (group) await compactPriorityGroup(m, group);
@@ -186,12 +214,22 @@ export class SyncRuleMappingsService {
   }
 
   /** The target attribute id (validated), or undefined when it is missing or invalid (an error is recorded). */
-  private async checkTarget(m: EntityManager, ctx: RuleContext, input: MappingInput, creating: boolean, mappingId: number | null, errors: FieldErrors): Promise<number | undefined> {
+  private async checkTarget(
+    m: EntityManager,
+    ctx: RuleContext,
+    input: MappingInput,
+    creating: boolean,
+    mappingId: number | null,
+    errors: FieldErrors,
+  ): Promise<number | undefined> {
     const imports = isImport(ctx.rule);
     const field = imports ? 'targetMetaverseAttributeId' : 'targetConnectedSystemAttributeId';
     const other = imports ? 'targetConnectedSystemAttributeId' : 'targetMetaverseAttributeId';
     if (input[other] !== undefined && input[other] !== null) {
-      errors.add(other, `${other} applies to ${imports ? 'Export' : 'Import'} rules only; this rule is ${ctx.rule.direction}: use ${field}.`);
+      errors.add(
+        other,
+        `${other} applies to ${imports ? 'Export' : 'Import'} rules only; this rule is ${ctx.rule.direction}: use ${field}.`,
+      );
     }
     const raw = input[field];
     if (raw === undefined || raw === null) {
@@ -223,16 +261,28 @@ export class SyncRuleMappingsService {
       }
     }
     const column = imports ? 'target_metaverse_attribute_id' : 'target_connected_system_attribute_id';
-    const [clash] = await m.query(`SELECT id FROM sync_rule_mapping WHERE sync_rule_id = $1 AND ${column} = $2 AND id <> $3`, [ctx.rule.id, raw, mappingId ?? 0]);
+    const [clash] = await m.query(`SELECT id FROM sync_rule_mapping WHERE sync_rule_id = $1 AND ${column} = $2 AND id <> $3`, [
+      ctx.rule.id,
+      raw,
+      mappingId ?? 0,
+    ]);
     if (clash) {
-      errors.add(field, `This rule already has a mapping (${clash.id}) to that attribute: change that mapping, or give it several sources.`);
+      errors.add(
+        field,
+        `This rule already has a mapping (${clash.id}) to that attribute: change that mapping, or give it several sources.`,
+      );
       return undefined;
     }
     return raw;
   }
 
   /** Normalised sources, or null when they are invalid (errors recorded). */
-  private checkSources(ctx: RuleContext, raw: unknown, errors: FieldErrors, expressionErrors: FieldExpressionError[]): SourceFields[] | null {
+  private checkSources(
+    ctx: RuleContext,
+    raw: unknown,
+    errors: FieldErrors,
+    expressionErrors: FieldExpressionError[],
+  ): SourceFields[] | null {
     const imports = isImport(ctx.rule);
     if (!Array.isArray(raw) || raw.length === 0) {
       errors.add('sources', 'sources must list at least one source.');
@@ -257,7 +307,8 @@ export class SyncRuleMappingsService {
       if (typeof source !== 'object' || source === null || Array.isArray(source)) return fail(path, `${path} must be an object.`);
       let order = 0;
       if (source.order !== undefined && source.order !== null) {
-        if (typeof source.order !== 'number' || !Number.isSafeInteger(source.order) || source.order < 0 || source.order > 1_000_000) fail(`${path}.order`, `${path}.order must be a whole number from 0 to 1000000.`);
+        if (typeof source.order !== 'number' || !Number.isSafeInteger(source.order) || source.order < 0 || source.order > 1_000_000)
+          fail(`${path}.order`, `${path}.order must be a whole number from 0 to 1000000.`);
         else order = source.order;
       }
       const cs = source.connectedSystemAttributeId ?? null;
@@ -281,28 +332,51 @@ export class SyncRuleMappingsService {
       const attributeId = imports ? cs : mv;
       const misplaced = imports ? mv : cs;
       if (misplaced !== null) {
-        fail(`${path}.${imports ? 'metaverseAttributeId' : 'connectedSystemAttributeId'}`, imports
-          ? 'Import rules read connected system attributes: use connectedSystemAttributeId (an expression can read mv["…"]).'
-          : 'Export rules read metaverse attributes: use metaverseAttributeId (an expression can read cs["…"] of the target object).');
+        fail(
+          `${path}.${imports ? 'metaverseAttributeId' : 'connectedSystemAttributeId'}`,
+          imports
+            ? 'Import rules read connected system attributes: use connectedSystemAttributeId (an expression can read mv["…"]).'
+            : 'Export rules read metaverse attributes: use metaverseAttributeId (an expression can read cs["…"] of the target object).',
+        );
       }
       if (attributeId !== null) {
         if (!positiveInt(attributeId)) fail(`${path}.${attributeField}`, `${path}.${attributeField} must be a positive whole number.`);
         else if (imports) {
           const attribute = ctx.csAttributes.get(attributeId);
-          if (!attribute) fail(`${path}.${attributeField}`, `Connected system attribute ${attributeId} is not an attribute of the object type "${ctx.csTypeName}".`);
-          else if (!attribute.selected) fail(`${path}.${attributeField}`, `Connected system attribute "${attribute.name}" is not selected for synchronisation; select it first.`);
+          if (!attribute)
+            fail(
+              `${path}.${attributeField}`,
+              `Connected system attribute ${attributeId} is not an attribute of the object type "${ctx.csTypeName}".`,
+            );
+          else if (!attribute.selected)
+            fail(
+              `${path}.${attributeField}`,
+              `Connected system attribute "${attribute.name}" is not selected for synchronisation; select it first.`,
+            );
         } else if (!ctx.mvAttributes.has(attributeId)) {
-          fail(`${path}.${attributeField}`, `Metaverse attribute ${attributeId} is not an attribute of the metaverse object type "${ctx.mvTypeName}".`);
+          fail(
+            `${path}.${attributeField}`,
+            `Metaverse attribute ${attributeId} is not an attribute of the metaverse object type "${ctx.mvTypeName}".`,
+          );
         }
       } else if (expression === null && misplaced === null && !expressionMalformed) {
         fail(path, `${path} needs ${attributeField} or an expression.`);
       }
-      out.push({ order, connectedSystemAttributeId: imports && positiveInt(cs) ? cs : null, metaverseAttributeId: !imports && positiveInt(mv) ? mv : null, expression });
+      out.push({
+        order,
+        connectedSystemAttributeId: imports && positiveInt(cs) ? cs : null,
+        metaverseAttributeId: !imports && positiveInt(mv) ? mv : null,
+        expression,
+      });
     });
     return ok ? out : null;
   }
 
-  private checkExtras(ctx: RuleContext, input: MappingInput, errors: FieldErrors): { priority?: number; nullIsValue?: boolean; initialExportOnly?: boolean; enabled?: boolean } {
+  private checkExtras(
+    ctx: RuleContext,
+    input: MappingInput,
+    errors: FieldErrors,
+  ): { priority?: number; nullIsValue?: boolean; initialExportOnly?: boolean; enabled?: boolean } {
     const imports = isImport(ctx.rule);
     const out: { priority?: number; nullIsValue?: boolean; initialExportOnly?: boolean; enabled?: boolean } = {};
     for (const key of ['nullIsValue', 'initialExportOnly', 'enabled'] as const) {
@@ -312,37 +386,67 @@ export class SyncRuleMappingsService {
       else out[key] = v;
     }
     if (input.priority !== undefined && input.priority !== null) {
-      if (!imports) errors.add('priority', `priority applies to Import rules only (it orders the contributors of a metaverse attribute); this rule is Export.`);
+      if (!imports)
+        errors.add(
+          'priority',
+          `priority applies to Import rules only (it orders the contributors of a metaverse attribute); this rule is Export.`,
+        );
       else if (!positiveInt(input.priority)) errors.add('priority', 'priority must be a whole number of at least 1 (1 = highest).');
       else out.priority = input.priority;
     }
     if (!imports && out.nullIsValue) errors.add('nullIsValue', 'nullIsValue applies to Import rules only; this rule is Export.');
-    if (imports && out.initialExportOnly) errors.add('initialExportOnly', 'initialExportOnly applies to Export rules only; this rule is Import.');
+    if (imports && out.initialExportOnly)
+      errors.add('initialExportOnly', 'initialExportOnly applies to Export rules only; this rule is Import.');
     return out;
   }
 
   /** A direct copy between a reference and a non-reference attribute can never flow: refuse it when saved. */
-  private checkReferenceTypes(ctx: RuleContext, target: number, sources: ReadonlyArray<{ connectedSystemAttributeId: number | null; metaverseAttributeId: number | null; expression: string | null }>, errors: FieldErrors): void {
+  private checkReferenceTypes(
+    ctx: RuleContext,
+    target: number,
+    sources: ReadonlyArray<{ connectedSystemAttributeId: number | null; metaverseAttributeId: number | null; expression: string | null }>,
+    errors: FieldErrors,
+  ): void {
     if (deriveMappingSourceType(sources) !== MappingSourceType.AttributeMapping) return;
     const imports = isImport(ctx.rule);
     const source = sources[0];
-    const sourceType = imports ? ctx.csAttributes.get(source.connectedSystemAttributeId ?? 0)?.type : ctx.mvAttributes.get(source.metaverseAttributeId ?? 0)?.type;
+    const sourceType = imports
+      ? ctx.csAttributes.get(source.connectedSystemAttributeId ?? 0)?.type
+      : ctx.mvAttributes.get(source.metaverseAttributeId ?? 0)?.type;
     const targetType = imports ? ctx.mvAttributes.get(target)?.type : ctx.csAttributes.get(target)?.type;
     if (!sourceType || !targetType) return;
     if ((sourceType === AttributeDataType.Reference) !== (targetType === AttributeDataType.Reference)) {
-      errors.add(imports ? 'targetMetaverseAttributeId' : 'targetConnectedSystemAttributeId',
-        `A ${sourceType} attribute cannot be copied to a ${targetType} attribute: references flow only between Reference attributes.`);
+      errors.add(
+        imports ? 'targetMetaverseAttributeId' : 'targetConnectedSystemAttributeId',
+        `A ${sourceType} attribute cannot be copied to a ${targetType} attribute: references flow only between Reference attributes.`,
+      );
     }
   }
 
-  private async record(m: EntityManager, ctx: RuleContext, initiator: Initiator, operation: 'Create' | 'Update' | 'Delete', view: MappingView, extra: Record<string, unknown>): Promise<void> {
+  private async record(
+    m: EntityManager,
+    ctx: RuleContext,
+    initiator: Initiator,
+    operation: 'Create' | 'Update' | 'Delete',
+    view: MappingView,
+    extra: Record<string, unknown>,
+  ): Promise<void> {
     const target = view.targetMetaverseAttributeName ?? view.targetConnectedSystemAttributeName ?? '?';
     const from = view.sources.map((s) => s.connectedSystemAttributeName ?? s.metaverseAttributeName ?? 'expression').join(', ');
     const verb = operation === 'Create' ? 'added' : operation === 'Update' ? 'changed' : 'removed';
-    await recordRuleActivity(this.activities, m, {
-      initiator, operation: ActivityOperationType.Update, targetId: ctx.rule.id, targetName: ctx.rule.name, targetContext: ctx.connectedSystemName,
-      message: `Mapping ${view.id} ${verb}: ${from} → ${target}`,
-      details: { mapping: { operation, id: view.id, target, ...extra } },
-    }, { syncRuleId: ctx.rule.id, connectedSystemId: ctx.rule.connectedSystemId });
+    await recordRuleActivity(
+      this.activities,
+      m,
+      {
+        initiator,
+        operation: ActivityOperationType.Update,
+        targetId: ctx.rule.id,
+        targetName: ctx.rule.name,
+        targetContext: ctx.connectedSystemName,
+        message: `Mapping ${view.id} ${verb}: ${from} → ${target}`,
+        details: { mapping: { operation, id: view.id, target, ...extra } },
+      },
+      { syncRuleId: ctx.rule.id, connectedSystemId: ctx.rule.connectedSystemId },
+    );
   }
 }

@@ -39,7 +39,9 @@ export const isImport = (rule: SyncRuleEntity) => rule.direction === SyncRuleDir
 
 /** Loads a rule (locking its row for the transaction when `lock`), or 404. */
 export async function requireRule(m: EntityManager, id: number, lock = false): Promise<SyncRuleEntity> {
-  const rule = await m.getRepository(SyncRuleEntity).findOne({ where: { id }, ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+  const rule = await m
+    .getRepository(SyncRuleEntity)
+    .findOne({ where: { id }, ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
   if (!rule) throw DomainError.notFound('Sync rule', id);
   return rule;
 }
@@ -47,7 +49,9 @@ export async function requireRule(m: EntityManager, id: number, lock = false): P
 export async function loadCsAttributes(m: EntityManager, objectTypeId: number): Promise<Map<number, CsAttributeInfo>> {
   const rows: CsAttributeInfo[] = await m.query(
     `SELECT id, name, type, plurality, writability, selected FROM connected_system_attribute
-      WHERE object_type_id = $1 AND present_in_schema ORDER BY id`, [objectTypeId]);
+      WHERE object_type_id = $1 AND present_in_schema ORDER BY id`,
+    [objectTypeId],
+  );
   return new Map(rows.map((a) => [a.id, a]));
 }
 
@@ -55,7 +59,9 @@ export async function loadMvAttributes(m: EntityManager, objectTypeId: number): 
   const rows: MvAttributeInfo[] = await m.query(
     `SELECT a.id, a.name, a.type, a.plurality, a.is_indexed AS "isIndexed" FROM metaverse_attribute a
        JOIN metaverse_object_type_attribute ta ON ta.attribute_id = a.id
-      WHERE ta.object_type_id = $1 ORDER BY a.id`, [objectTypeId]);
+      WHERE ta.object_type_id = $1 ORDER BY a.id`,
+    [objectTypeId],
+  );
   return new Map(rows.map((a) => [a.id, a]));
 }
 
@@ -65,7 +71,9 @@ export async function loadRuleContext(m: EntityManager, id: number, lock = false
   const [names] = await m.query(
     `SELECT cs.name AS "connectedSystemName", t.name AS "csTypeName", mt.name AS "mvTypeName"
        FROM connected_system cs, connected_system_object_type t, metaverse_object_type mt
-      WHERE cs.id = $1 AND t.id = $2 AND mt.id = $3`, [rule.connectedSystemId, rule.connectedSystemObjectTypeId, rule.metaverseObjectTypeId]);
+      WHERE cs.id = $1 AND t.id = $2 AND mt.id = $3`,
+    [rule.connectedSystemId, rule.connectedSystemObjectTypeId, rule.metaverseObjectTypeId],
+  );
   return {
     rule,
     connectedSystemName: names?.connectedSystemName ?? '',
@@ -89,14 +97,31 @@ const MAX_TARGET_TEXT = 500;
 export async function recordRuleActivity(
   activities: ActivitiesService,
   m: EntityManager,
-  change: { initiator: Initiator; targetType?: ActivityTargetType; operation: ActivityOperationType; targetId: number; targetName: string;
-    targetContext?: string | null; message?: string | null; details?: Record<string, unknown> | null },
+  change: {
+    initiator: Initiator;
+    targetType?: ActivityTargetType;
+    operation: ActivityOperationType;
+    targetId: number;
+    targetName: string;
+    targetContext?: string | null;
+    message?: string | null;
+    details?: Record<string, unknown> | null;
+  },
   links: { syncRuleId: number | null; connectedSystemId: number | null },
 ): Promise<ActivityEntity> {
   // targetName and targetContext are varchar(500): a matching rule over many long attribute names must not fail the change.
-  const activity = await activities.recordChange({ ...change, targetType: change.targetType ?? ActivityTargetType.SyncRule,
-    targetName: change.targetName.slice(0, MAX_TARGET_TEXT), targetContext: change.targetContext?.slice(0, MAX_TARGET_TEXT) ?? null }, m);
-  await m.getRepository(ActivityEntity).update({ id: activity.id }, { syncRuleId: links.syncRuleId, connectedSystemId: links.connectedSystemId });
+  const activity = await activities.recordChange(
+    {
+      ...change,
+      targetType: change.targetType ?? ActivityTargetType.SyncRule,
+      targetName: change.targetName.slice(0, MAX_TARGET_TEXT),
+      targetContext: change.targetContext?.slice(0, MAX_TARGET_TEXT) ?? null,
+    },
+    m,
+  );
+  await m
+    .getRepository(ActivityEntity)
+    .update({ id: activity.id }, { syncRuleId: links.syncRuleId, connectedSystemId: links.connectedSystemId });
   return activity;
 }
 
@@ -114,7 +139,12 @@ export function positiveInt(value: unknown): value is number {
 export function sameJson(a: unknown, b: unknown): boolean {
   const canonical = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(canonical);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+      );
     return v;
   };
   return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));

@@ -151,7 +151,9 @@ export async function loadMappingViews(m: EntityManager, syncRuleId: number, map
        LEFT JOIN metaverse_attribute ma ON ma.id = m.target_metaverse_attribute_id
        LEFT JOIN connected_system_attribute ca ON ca.id = m.target_connected_system_attribute_id
       WHERE m.sync_rule_id = $1 AND ($2::int[] IS NULL OR m.id = ANY($2::int[]))
-      ORDER BY m.id`, [syncRuleId, mappingIds ? [...mappingIds] : null]);
+      ORDER BY m.id`,
+    [syncRuleId, mappingIds ? [...mappingIds] : null],
+  );
   if (!rows.length) return [];
   const sources: Array<MappingSourceView & { mappingId: number }> = await m.query(
     `SELECT s.id, s.mapping_id AS "mappingId", s."order",
@@ -161,7 +163,9 @@ export async function loadMappingViews(m: EntityManager, syncRuleId: number, map
        LEFT JOIN connected_system_attribute ca ON ca.id = s.connected_system_attribute_id
        LEFT JOIN metaverse_attribute ma ON ma.id = s.metaverse_attribute_id
       WHERE s.mapping_id = ANY($1::int[])
-      ORDER BY s.mapping_id, s."order", s.id`, [rows.map((r) => r.id)]);
+      ORDER BY s.mapping_id, s."order", s.id`,
+    [rows.map((r) => r.id)],
+  );
   const byMapping = new Map<number, MappingSourceView[]>();
   for (const { mappingId, ...source } of sources) {
     const list = byMapping.get(mappingId) ?? [];
@@ -183,7 +187,9 @@ export async function loadMatchingRuleViews(m: EntityManager, syncRuleId: number
        FROM sync_rule_matching_rule x
        JOIN metaverse_attribute ma ON ma.id = x.metaverse_attribute_id
       WHERE x.sync_rule_id = $1 AND ($2::int[] IS NULL OR x.id = ANY($2::int[]))
-      ORDER BY x."order", x.id`, [syncRuleId, ids ? [...ids] : null]);
+      ORDER BY x."order", x.id`,
+    [syncRuleId, ids ? [...ids] : null],
+  );
   const attributeIds = [...new Set(rows.flatMap((r) => r.connectedSystemAttributeIds))];
   const names: Array<{ id: number; name: string }> = attributeIds.length
     ? await m.query(`SELECT id, name FROM connected_system_attribute WHERE id = ANY($1::int[])`, [attributeIds])

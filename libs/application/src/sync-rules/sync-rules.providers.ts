@@ -8,5 +8,10 @@ import { SyncRulesService } from './sync-rules.service';
 
 /** Services of this area, registered by ApplicationModule. */
 export const SYNC_RULES_PROVIDERS: Provider[] = [
-  MappingExpressions, SyncRulesService, SyncRuleMappingsService, MatchingRulesService, AttributePrioritiesService, ExpressionTesterService,
+  MappingExpressions,
+  SyncRulesService,
+  SyncRuleMappingsService,
+  MatchingRulesService,
+  AttributePrioritiesService,
+  ExpressionTesterService,
 ];

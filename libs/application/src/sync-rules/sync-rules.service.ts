@@ -1,8 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
-  ActivityOperationType, DomainError, InboundOutOfScopeAction, OutboundDeprovisionAction, ScopingGroup, SyncRuleDirection,
-  ValidationErrorCollector, validateScopingCriteria,
+  ActivityOperationType,
+  DomainError,
+  InboundOutOfScopeAction,
+  OutboundDeprovisionAction,
+  ScopingGroup,
+  SyncRuleDirection,
+  ValidationErrorCollector,
+  validateScopingCriteria,
 } from '@meridian/domain';
 import { SyncRuleEntity } from '@meridian/persistence';
 import { PagedResult, pageOf, parsePaging } from '@meridian/platform';
@@ -10,8 +16,24 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
 import { compactPriorityGroup, lockPriorityGroups, priorityGroupsOfRule } from './attribute-priority.store';
-import { loadCsAttributes, loadMvAttributes, markFullSyncRequired, positiveInt, recordRuleActivity, requireRule, sameJson } from './sync-rule.support';
-import { loadMappingViews, loadMatchingRuleViews, SYNC_RULE_SELECT, SyncRuleDetailView, SyncRuleRow, syncRuleView, SyncRuleView } from './sync-rule.views';
+import {
+  loadCsAttributes,
+  loadMvAttributes,
+  markFullSyncRequired,
+  positiveInt,
+  recordRuleActivity,
+  requireRule,
+  sameJson,
+} from './sync-rule.support';
+import {
+  loadMappingViews,
+  loadMatchingRuleViews,
+  SYNC_RULE_SELECT,
+  SyncRuleDetailView,
+  SyncRuleRow,
+  syncRuleView,
+  SyncRuleView,
+} from './sync-rule.views';
 
 /** Fields of a sync rule as a client sends them (types are checked here, not trusted). */
 export interface SyncRuleInput {
@@ -71,7 +93,8 @@ export class SyncRulesService {
       }
     }
     if (query.direction !== undefined && query.direction !== '') {
-      if (typeof query.direction !== 'string' || !DIRECTIONS.includes(query.direction)) errors.add('direction', 'direction must be Import or Export.');
+      if (typeof query.direction !== 'string' || !DIRECTIONS.includes(query.direction))
+        errors.add('direction', 'direction must be Import or Export.');
       else {
         params.push(query.direction);
         filters.push(`r.direction = $${params.length}`);
@@ -81,7 +104,9 @@ export class SyncRulesService {
     const where = filters.length ? `WHERE ${filters.join(' AND ')}` : '';
     const [{ count }] = await this.ds.query(`SELECT count(*)::int AS count FROM sync_rule r ${where}`, params);
     const rows: SyncRuleRow[] = await this.ds.query(
-      `${SYNC_RULE_SELECT} ${where} ORDER BY lower(r.name), r.id LIMIT ${paging.pageSize} OFFSET ${paging.offset}`, params);
+      `${SYNC_RULE_SELECT} ${where} ORDER BY lower(r.name), r.id LIMIT ${paging.pageSize} OFFSET ${paging.offset}`,
+      params,
+    );
     return pageOf(rows.map(syncRuleView), count, paging);
   }
 
@@ -101,19 +126,25 @@ export class SyncRulesService {
     const name = this.checkName(input.name, true, errors);
     const description = this.checkDescription(input.description, errors);
     const direction = input.direction;
-    if (typeof direction !== 'string' || !DIRECTIONS.includes(direction)) errors.add('direction', 'direction is required: Import or Export.');
+    if (typeof direction !== 'string' || !DIRECTIONS.includes(direction))
+      errors.add('direction', 'direction is required: Import or Export.');
     for (const key of ['connectedSystemId', 'connectedSystemObjectTypeId', 'metaverseObjectTypeId'] as const) {
       if (!positiveInt(input[key])) errors.add(key, `${key} is required and must be a positive whole number.`);
     }
     const flags = this.checkFlags(input, errors);
-    if (typeof direction === 'string' && DIRECTIONS.includes(direction)) this.checkDirectionFields(direction as SyncRuleDirection, input, errors);
+    if (typeof direction === 'string' && DIRECTIONS.includes(direction))
+      this.checkDirectionFields(direction as SyncRuleDirection, input, errors);
 
     return this.ds.transaction(async (m) => {
       const [system]: Array<{ name: string }> = positiveInt(input.connectedSystemId)
-        ? await m.query(`SELECT name FROM connected_system WHERE id = $1`, [input.connectedSystemId]) : [];
-      if (positiveInt(input.connectedSystemId) && !system) errors.add('connectedSystemId', `Connected system ${input.connectedSystemId} does not exist.`);
+        ? await m.query(`SELECT name FROM connected_system WHERE id = $1`, [input.connectedSystemId])
+        : [];
+      if (positiveInt(input.connectedSystemId) && !system)
+        errors.add('connectedSystemId', `Connected system ${input.connectedSystemId} does not exist.`);
       const systemName = system?.name ?? '';
-      const csType = system ? await this.checkCsObjectType(m, input.connectedSystemId as number, input.connectedSystemObjectTypeId, errors) : null;
+      const csType = system
+        ? await this.checkCsObjectType(m, input.connectedSystemId as number, input.connectedSystemObjectTypeId, errors)
+        : null;
       const mvType = await this.checkMvObjectType(m, input.metaverseObjectTypeId, errors);
       let scopingCriteria: ScopingGroup[] = [];
       if (csType && mvType && typeof direction === 'string' && DIRECTIONS.includes(direction)) {
@@ -133,17 +164,34 @@ export class SyncRulesService {
         projectToMetaverse: imports && flags.projectToMetaverse === true,
         provisionToConnectedSystem: !imports && flags.provisionToConnectedSystem === true,
         enabled: flags.enabled ?? true,
-        inboundOutOfScopeAction: (imports ? (input.inboundOutOfScopeAction as string | undefined) : undefined) ?? InboundOutOfScopeAction.Disconnect,
-        outboundDeprovisionAction: (imports ? undefined : (input.outboundDeprovisionAction as string | undefined)) ?? OutboundDeprovisionAction.Disconnect,
+        inboundOutOfScopeAction:
+          (imports ? (input.inboundOutOfScopeAction as string | undefined) : undefined) ?? InboundOutOfScopeAction.Disconnect,
+        outboundDeprovisionAction:
+          (imports ? undefined : (input.outboundDeprovisionAction as string | undefined)) ?? OutboundDeprovisionAction.Disconnect,
         scopingCriteria,
       });
       await markFullSyncRequired(m, saved.connectedSystemId);
-      await recordRuleActivity(this.activities, m, {
-        initiator, operation: ActivityOperationType.Create, targetId: saved.id, targetName: saved.name, targetContext: systemName,
-        details: { direction: saved.direction, connectedSystemObjectType: csType!.name, metaverseObjectType: mvType!.name,
-          projectToMetaverse: saved.projectToMetaverse, provisionToConnectedSystem: saved.provisionToConnectedSystem, enabled: saved.enabled,
-          scopingGroups: scopingCriteria.length },
-      }, { syncRuleId: saved.id, connectedSystemId: saved.connectedSystemId });
+      await recordRuleActivity(
+        this.activities,
+        m,
+        {
+          initiator,
+          operation: ActivityOperationType.Create,
+          targetId: saved.id,
+          targetName: saved.name,
+          targetContext: systemName,
+          details: {
+            direction: saved.direction,
+            connectedSystemObjectType: csType!.name,
+            metaverseObjectType: mvType!.name,
+            projectToMetaverse: saved.projectToMetaverse,
+            provisionToConnectedSystem: saved.provisionToConnectedSystem,
+            enabled: saved.enabled,
+            scopingGroups: scopingCriteria.length,
+          },
+        },
+        { syncRuleId: saved.id, connectedSystemId: saved.connectedSystemId },
+      );
       return this.get(saved.id, m);
     });
   }
@@ -157,7 +205,10 @@ export class SyncRulesService {
         errors.add('direction', `direction cannot be changed (the rule is ${rule.direction}): create a new rule instead.`);
       }
       if (input.connectedSystemId !== undefined && input.connectedSystemId !== rule.connectedSystemId) {
-        errors.add('connectedSystemId', `connectedSystemId cannot be changed (the rule belongs to connected system ${rule.connectedSystemId}): create a new rule instead.`);
+        errors.add(
+          'connectedSystemId',
+          `connectedSystemId cannot be changed (the rule belongs to connected system ${rule.connectedSystemId}): create a new rule instead.`,
+        );
       }
       const name = input.name === undefined ? undefined : this.checkName(input.name, true, errors);
       const description = this.checkDescription(input.description, errors);
@@ -167,7 +218,8 @@ export class SyncRulesService {
       const changes: Partial<SyncRuleEntity> = {};
       let csTypeName: string | null = null;
       let mvTypeName: string | null = null;
-      const csTypeChanged = input.connectedSystemObjectTypeId !== undefined && input.connectedSystemObjectTypeId !== rule.connectedSystemObjectTypeId;
+      const csTypeChanged =
+        input.connectedSystemObjectTypeId !== undefined && input.connectedSystemObjectTypeId !== rule.connectedSystemObjectTypeId;
       const mvTypeChanged = input.metaverseObjectTypeId !== undefined && input.metaverseObjectTypeId !== rule.metaverseObjectTypeId;
       if (csTypeChanged) {
         const csType = await this.checkCsObjectType(m, rule.connectedSystemId, input.connectedSystemObjectTypeId, errors);
@@ -183,7 +235,8 @@ export class SyncRulesService {
           mvTypeName = mvType.name;
         }
       }
-      if (csTypeChanged || mvTypeChanged) await this.checkTypeChangeAllowed(m, rule, csTypeChanged, mvTypeChanged, input.scopingCriteria !== undefined, errors);
+      if (csTypeChanged || mvTypeChanged)
+        await this.checkTypeChangeAllowed(m, rule, csTypeChanged, mvTypeChanged, input.scopingCriteria !== undefined, errors);
       const csTypeId = csTypeChanged ? changes.connectedSystemObjectTypeId : rule.connectedSystemObjectTypeId;
       const mvTypeId = mvTypeChanged ? changes.metaverseObjectTypeId : rule.metaverseObjectTypeId;
       if (input.scopingCriteria !== undefined && csTypeId !== undefined && mvTypeId !== undefined) {
@@ -200,10 +253,18 @@ export class SyncRulesService {
       for (const key of ['enabled', 'projectToMetaverse', 'provisionToConnectedSystem'] as const) {
         if (flags[key] !== undefined && flags[key] !== rule[key]) changes[key] = flags[key];
       }
-      if (direction === SyncRuleDirection.Import && typeof input.inboundOutOfScopeAction === 'string' && input.inboundOutOfScopeAction !== rule.inboundOutOfScopeAction) {
+      if (
+        direction === SyncRuleDirection.Import &&
+        typeof input.inboundOutOfScopeAction === 'string' &&
+        input.inboundOutOfScopeAction !== rule.inboundOutOfScopeAction
+      ) {
         changes.inboundOutOfScopeAction = input.inboundOutOfScopeAction;
       }
-      if (direction === SyncRuleDirection.Export && typeof input.outboundDeprovisionAction === 'string' && input.outboundDeprovisionAction !== rule.outboundDeprovisionAction) {
+      if (
+        direction === SyncRuleDirection.Export &&
+        typeof input.outboundDeprovisionAction === 'string' &&
+        input.outboundDeprovisionAction !== rule.outboundDeprovisionAction
+      ) {
         changes.outboundDeprovisionAction = input.outboundDeprovisionAction;
       }
       const changed = Object.keys(changes);
@@ -212,11 +273,24 @@ export class SyncRulesService {
         await m.getRepository(SyncRuleEntity).save(Object.assign(rule, changes, { lastUpdated: new Date() }));
         await markFullSyncRequired(m, rule.connectedSystemId);
         const [system] = await m.query(`SELECT name FROM connected_system WHERE id = $1`, [rule.connectedSystemId]);
-        await recordRuleActivity(this.activities, m, {
-          initiator, operation: ActivityOperationType.Update, targetId: id, targetName: rule.name, targetContext: system?.name ?? null,
-          details: { changed, ...(changes.name ? { previousName } : {}), ...(csTypeName ? { connectedSystemObjectType: csTypeName } : {}),
-            ...(mvTypeName ? { metaverseObjectType: mvTypeName } : {}) },
-        }, { syncRuleId: id, connectedSystemId: rule.connectedSystemId });
+        await recordRuleActivity(
+          this.activities,
+          m,
+          {
+            initiator,
+            operation: ActivityOperationType.Update,
+            targetId: id,
+            targetName: rule.name,
+            targetContext: system?.name ?? null,
+            details: {
+              changed,
+              ...(changes.name ? { previousName } : {}),
+              ...(csTypeName ? { connectedSystemObjectType: csTypeName } : {}),
+              ...(mvTypeName ? { metaverseObjectType: mvTypeName } : {}),
+            },
+          },
+          { syncRuleId: id, connectedSystemId: rule.connectedSystemId },
+        );
       }
       return this.get(id, m);
     });
@@ -232,10 +306,19 @@ export class SyncRulesService {
       await m.getRepository(SyncRuleEntity).delete({ id });
       for (const group of groups) await compactPriorityGroup(m, group);
       await markFullSyncRequired(m, rule.connectedSystemId);
-      await recordRuleActivity(this.activities, m, {
-        initiator, operation: ActivityOperationType.Delete, targetId: id, targetName: rule.name, targetContext: system?.name ?? null,
-        details: { direction: rule.direction, mappingsRemoved: mappings },
-      }, { syncRuleId: id, connectedSystemId: rule.connectedSystemId });
+      await recordRuleActivity(
+        this.activities,
+        m,
+        {
+          initiator,
+          operation: ActivityOperationType.Delete,
+          targetId: id,
+          targetName: rule.name,
+          targetContext: system?.name ?? null,
+          details: { direction: rule.direction, mappingsRemoved: mappings },
+        },
+        { syncRuleId: id, connectedSystemId: rule.connectedSystemId },
+      );
     });
   }
 
@@ -245,7 +328,8 @@ export class SyncRulesService {
   }
 
   async setScopingCriteria(id: number, scopingCriteria: unknown, initiator: Initiator): Promise<ScopingCriteriaView> {
-    if (scopingCriteria === undefined) throw DomainError.validation('scopingCriteria', 'scopingCriteria is required (an empty array removes every criterion).');
+    if (scopingCriteria === undefined)
+      throw DomainError.validation('scopingCriteria', 'scopingCriteria is required (an empty array removes every criterion).');
     await this.update(id, { scopingCriteria }, initiator);
     return this.getScopingCriteria(id);
   }
@@ -269,7 +353,10 @@ export class SyncRulesService {
     return raw.trim() === '' ? null : raw;
   }
 
-  private checkFlags(input: SyncRuleInput, errors: ValidationErrorCollector): { enabled?: boolean; projectToMetaverse?: boolean; provisionToConnectedSystem?: boolean } {
+  private checkFlags(
+    input: SyncRuleInput,
+    errors: ValidationErrorCollector,
+  ): { enabled?: boolean; projectToMetaverse?: boolean; provisionToConnectedSystem?: boolean } {
     const out: { enabled?: boolean; projectToMetaverse?: boolean; provisionToConnectedSystem?: boolean } = {};
     for (const key of ['enabled', 'projectToMetaverse', 'provisionToConnectedSystem'] as const) {
       const v = input[key];
@@ -277,10 +364,18 @@ export class SyncRulesService {
       if (typeof v !== 'boolean') errors.add(key, `${key} must be true or false.`);
       else out[key] = v;
     }
-    if (input.inboundOutOfScopeAction !== undefined && input.inboundOutOfScopeAction !== null && !INBOUND.includes(input.inboundOutOfScopeAction as string)) {
+    if (
+      input.inboundOutOfScopeAction !== undefined &&
+      input.inboundOutOfScopeAction !== null &&
+      !INBOUND.includes(input.inboundOutOfScopeAction as string)
+    ) {
       errors.add('inboundOutOfScopeAction', `inboundOutOfScopeAction must be one of ${INBOUND.join(', ')}.`);
     }
-    if (input.outboundDeprovisionAction !== undefined && input.outboundDeprovisionAction !== null && !OUTBOUND.includes(input.outboundDeprovisionAction as string)) {
+    if (
+      input.outboundDeprovisionAction !== undefined &&
+      input.outboundDeprovisionAction !== null &&
+      !OUTBOUND.includes(input.outboundDeprovisionAction as string)
+    ) {
       errors.add('outboundDeprovisionAction', `outboundDeprovisionAction must be one of ${OUTBOUND.join(', ')}.`);
     }
     return out;
@@ -288,31 +383,56 @@ export class SyncRulesService {
 
   /** Fields of the other direction are refused rather than silently ignored (false / null are tolerated). */
   private checkDirectionFields(direction: SyncRuleDirection, input: SyncRuleInput, errors: ValidationErrorCollector): void {
-    const wrong = direction === SyncRuleDirection.Import
-      ? [['provisionToConnectedSystem', input.provisionToConnectedSystem === true], ['outboundDeprovisionAction', input.outboundDeprovisionAction !== undefined && input.outboundDeprovisionAction !== null]] as const
-      : [['projectToMetaverse', input.projectToMetaverse === true], ['inboundOutOfScopeAction', input.inboundOutOfScopeAction !== undefined && input.inboundOutOfScopeAction !== null]] as const;
+    const wrong =
+      direction === SyncRuleDirection.Import
+        ? ([
+            ['provisionToConnectedSystem', input.provisionToConnectedSystem === true],
+            ['outboundDeprovisionAction', input.outboundDeprovisionAction !== undefined && input.outboundDeprovisionAction !== null],
+          ] as const)
+        : ([
+            ['projectToMetaverse', input.projectToMetaverse === true],
+            ['inboundOutOfScopeAction', input.inboundOutOfScopeAction !== undefined && input.inboundOutOfScopeAction !== null],
+          ] as const);
     const other = direction === SyncRuleDirection.Import ? 'Export' : 'Import';
-    for (const [field, present] of wrong) if (present) errors.add(field, `${field} applies to ${other} rules only; this rule is ${direction}.`);
-    if (direction === SyncRuleDirection.Import && input.inboundOutOfScopeAction === null) errors.add('inboundOutOfScopeAction', `inboundOutOfScopeAction must be one of ${INBOUND.join(', ')}.`);
-    if (direction === SyncRuleDirection.Export && input.outboundDeprovisionAction === null) errors.add('outboundDeprovisionAction', `outboundDeprovisionAction must be one of ${OUTBOUND.join(', ')}.`);
+    for (const [field, present] of wrong)
+      if (present) errors.add(field, `${field} applies to ${other} rules only; this rule is ${direction}.`);
+    if (direction === SyncRuleDirection.Import && input.inboundOutOfScopeAction === null)
+      errors.add('inboundOutOfScopeAction', `inboundOutOfScopeAction must be one of ${INBOUND.join(', ')}.`);
+    if (direction === SyncRuleDirection.Export && input.outboundDeprovisionAction === null)
+      errors.add('outboundDeprovisionAction', `outboundDeprovisionAction must be one of ${OUTBOUND.join(', ')}.`);
   }
 
-  private async checkCsObjectType(m: EntityManager, connectedSystemId: number, raw: unknown, errors: ValidationErrorCollector): Promise<{ id: number; name: string } | null> {
+  private async checkCsObjectType(
+    m: EntityManager,
+    connectedSystemId: number,
+    raw: unknown,
+    errors: ValidationErrorCollector,
+  ): Promise<{ id: number; name: string } | null> {
     if (!positiveInt(raw)) return null;
     const [type] = await m.query(
       `SELECT id, name, connected_system_id AS "connectedSystemId", selected, present_in_schema AS "presentInSchema"
-         FROM connected_system_object_type WHERE id = $1`, [raw]);
+         FROM connected_system_object_type WHERE id = $1`,
+      [raw],
+    );
     const field = 'connectedSystemObjectTypeId';
     if (!type) errors.add(field, `Connected system object type ${raw} does not exist.`);
-    else if (type.connectedSystemId !== connectedSystemId) errors.add(field, `Object type ${raw} ("${type.name}") belongs to another connected system.`);
+    else if (type.connectedSystemId !== connectedSystemId)
+      errors.add(field, `Object type ${raw} ("${type.name}") belongs to another connected system.`);
     else if (!type.presentInSchema) errors.add(field, `Object type "${type.name}" is no longer in the connected system's schema.`);
     else if (!type.selected) {
-      errors.add(field, `Object type "${type.name}" is not selected for synchronisation: select it first (PUT /api/v1/synchronisation/connected-systems/${connectedSystemId}/object-types/${type.id} with selected true).`);
+      errors.add(
+        field,
+        `Object type "${type.name}" is not selected for synchronisation: select it first (PUT /api/v1/synchronisation/connected-systems/${connectedSystemId}/object-types/${type.id} with selected true).`,
+      );
     } else return { id: type.id, name: type.name };
     return null;
   }
 
-  private async checkMvObjectType(m: EntityManager, raw: unknown, errors: ValidationErrorCollector): Promise<{ id: number; name: string } | null> {
+  private async checkMvObjectType(
+    m: EntityManager,
+    raw: unknown,
+    errors: ValidationErrorCollector,
+  ): Promise<{ id: number; name: string } | null> {
     if (!positiveInt(raw)) return null;
     const [type] = await m.query(`SELECT id, name FROM metaverse_object_type WHERE id = $1`, [raw]);
     if (!type) {
@@ -323,21 +443,38 @@ export class SyncRulesService {
   }
 
   /** Import rules scope on the selected attributes of their connected-system object type, Export rules on their metaverse type's attributes. */
-  private async checkScoping(m: EntityManager, direction: SyncRuleDirection, csTypeId: number, mvTypeId: number, raw: unknown, errors: ValidationErrorCollector): Promise<ScopingGroup[]> {
+  private async checkScoping(
+    m: EntityManager,
+    direction: SyncRuleDirection,
+    csTypeId: number,
+    mvTypeId: number,
+    raw: unknown,
+    errors: ValidationErrorCollector,
+  ): Promise<ScopingGroup[]> {
     if (raw === undefined || raw === null) return [];
-    const attributes = direction === SyncRuleDirection.Import
-      ? [...(await loadCsAttributes(m, csTypeId)).values()].filter((a) => a.selected)
-      : [...(await loadMvAttributes(m, mvTypeId)).values()];
+    const attributes =
+      direction === SyncRuleDirection.Import
+        ? [...(await loadCsAttributes(m, csTypeId)).values()].filter((a) => a.selected)
+        : [...(await loadMvAttributes(m, mvTypeId)).values()];
     const result = validateScopingCriteria(raw, new Map(attributes.map((a) => [a.id, a])));
     for (const [field, messages] of Object.entries(result.errors)) for (const message of messages) errors.add(field, message);
     return result.criteria;
   }
 
   /** Mappings, matching rules and criteria name attributes of the rule's types, so the types change only while there are none. */
-  private async checkTypeChangeAllowed(m: EntityManager, rule: SyncRuleEntity, csTypeChanged: boolean, mvTypeChanged: boolean, criteriaReplaced: boolean, errors: ValidationErrorCollector): Promise<void> {
+  private async checkTypeChangeAllowed(
+    m: EntityManager,
+    rule: SyncRuleEntity,
+    csTypeChanged: boolean,
+    mvTypeChanged: boolean,
+    criteriaReplaced: boolean,
+    errors: ValidationErrorCollector,
+  ): Promise<void> {
     const [{ mappings, matching }] = await m.query(
       `SELECT (SELECT count(*) FROM sync_rule_mapping WHERE sync_rule_id = $1)::int AS mappings,
-              (SELECT count(*) FROM sync_rule_matching_rule WHERE sync_rule_id = $1)::int AS matching`, [rule.id]);
+              (SELECT count(*) FROM sync_rule_matching_rule WHERE sync_rule_id = $1)::int AS matching`,
+      [rule.id],
+    );
     const criteriaUseChangedType = rule.direction === SyncRuleDirection.Import ? csTypeChanged : mvTypeChanged;
     const blockers = [
       mappings ? `${mappings} mapping${mappings === 1 ? '' : 's'}` : '',
@@ -354,6 +491,7 @@ export class SyncRulesService {
   private async requireUniqueName(m: EntityManager, name: string, exceptId: number | null): Promise<void> {
     await m.query(`SELECT pg_advisory_xact_lock(hashtext('meridian:sync-rule-name'))`);
     const [clash] = await m.query(`SELECT id FROM sync_rule WHERE lower(name) = lower($1) AND id <> $2`, [name, exceptId ?? 0]);
-    if (clash) throw DomainError.conflict(`A sync rule named "${name}" already exists (id ${clash.id}).`, { field: 'name', syncRuleId: clash.id });
+    if (clash)
+      throw DomainError.conflict(`A sync rule named "${name}" already exists (id ${clash.id}).`, { field: 'name', syncRuleId: clash.id });
   }
 }

@@ -49,7 +49,11 @@ const isBlankRecord = (values: readonly string[]) => values.every((v) => v.trim(
  * and a bad row never ends the read. The consumer checks column counts. Stopping the iteration early
  * closes the file.
  */
-export async function* readCsv(filePath: string, format: CsvFormat, streamOptions: { highWaterMark?: number } = {}): AsyncGenerator<CsvEvent> {
+export async function* readCsv(
+  filePath: string,
+  format: CsvFormat,
+  streamOptions: { highWaterMark?: number } = {},
+): AsyncGenerator<CsvEvent> {
   // Parser-side position, to place errors.
   let lastEndLine = 0;
   let lastEmptyLines = 0;
@@ -103,7 +107,8 @@ export async function* readCsv(filePath: string, format: CsvFormat, streamOption
   try {
     for await (const parsed of parser as AsyncIterable<ParsedItem>) {
       if (parsed.error) yield parsed.error;
-      else if (!isBlankRecord(parsed.values)) yield { kind: 'record', values: parsed.values, line: parsed.endLine - extraLines(parsed.values) };
+      else if (!isBlankRecord(parsed.values))
+        yield { kind: 'record', values: parsed.values, line: parsed.endLine - extraLines(parsed.values) };
     }
   } finally {
     input.destroy();

@@ -6,7 +6,10 @@ import type { FileSettings } from './file-settings';
 export class CsvFileWriter {
   private pending: string[][] = [];
 
-  constructor(private readonly handle: fsp.FileHandle, private readonly settings: FileSettings) {}
+  constructor(
+    private readonly handle: fsp.FileHandle,
+    private readonly settings: FileSettings,
+  ) {}
 
   async start(header: string[]): Promise<void> {
     if (this.settings.writeBom) await this.handle.write(Buffer.from([0xef, 0xbb, 0xbf]));

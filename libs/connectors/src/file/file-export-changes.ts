@@ -50,7 +50,12 @@ export class RowKeys {
   private readonly types: Map<string, SchemaType>;
   private readonly idTypes = new Map<SchemaType, string | undefined>();
 
-  constructor(schema: SelectedSchema | undefined, private readonly settings: FileSettings, private readonly columns: Columns, private readonly typeColumn: number) {
+  constructor(
+    schema: SelectedSchema | undefined,
+    private readonly settings: FileSettings,
+    private readonly columns: Columns,
+    private readonly typeColumn: number,
+  ) {
     this.types = new Map((schema?.objectTypes ?? []).map((t) => [t.name.toLowerCase(), t]));
   }
 
@@ -102,7 +107,9 @@ function formatValue(value: AttributeValue, settings: FileSettings, attribute: s
 /** A Create's external ID: its value for the external ID attribute, else `change.externalId`. */
 function externalIdValue(change: ExportChange, type: SchemaType): string | null {
   const attr = type.externalIdAttribute;
-  const entry = attr ? change.attributes.find((a) => sameName(a.name, attr) && (a.operation === 'Replace' || a.operation === 'Add')) : undefined;
+  const entry = attr
+    ? change.attributes.find((a) => sameName(a.name, attr) && (a.operation === 'Replace' || a.operation === 'Add'))
+    : undefined;
   const value = entry?.values.find((v) => v !== null && v !== '');
   if (value !== undefined && value !== null) return String(value);
   return change.externalId ? change.externalId : null;
@@ -124,9 +131,11 @@ export function prepareChange(change: ExportChange, settings: FileSettings, sche
   }
   const type = schema?.objectTypes.find((t) => t.name.toLowerCase() === change.objectType.toLowerCase());
   if (!type) throw new ChangeFailure(`Object type "${change.objectType}" is not selected for this connected system.`);
-  if (!type.externalIdAttribute) throw new ChangeFailure(`Object type "${type.name}" has no external ID attribute, so rows cannot be identified.`);
+  if (!type.externalIdAttribute)
+    throw new ChangeFailure(`Object type "${type.name}" has no external ID attribute, so rows cannot be identified.`);
   for (const a of change.attributes) {
-    if (sameName(a.name, settings.objectTypeColumn)) throw new ChangeFailure(`"${a.name}" is the object type column and cannot be written as an attribute.`);
+    if (sameName(a.name, settings.objectTypeColumn))
+      throw new ChangeFailure(`"${a.name}" is the object type column and cannot be written as an attribute.`);
     if (!OPERATIONS.has(a.operation)) throw new ChangeFailure(`Unknown attribute operation "${String(a.operation)}" on "${a.name}".`);
     if (!Array.isArray(a.values)) throw new ChangeFailure(`Attribute "${a.name}" has no value list.`);
     const multi = isMulti(a.name, a.operation, a.values, type);
@@ -134,7 +143,9 @@ export function prepareChange(change: ExportChange, settings: FileSettings, sche
       if (v === null) continue;
       const text = formatValue(v, settings, a.name);
       if (multi && settings.multiValueDelimiter && text.includes(settings.multiValueDelimiter)) {
-        throw new ChangeFailure(`A value of multi-valued attribute "${a.name}" contains the multi-value delimiter "${settings.multiValueDelimiter}".`);
+        throw new ChangeFailure(
+          `A value of multi-valued attribute "${a.name}" contains the multi-value delimiter "${settings.multiValueDelimiter}".`,
+        );
       }
     }
     if ((a.operation === 'Replace' || a.operation === 'Add') && !multi && a.values.filter((v) => v !== null).length > 1) {
@@ -144,9 +155,11 @@ export function prepareChange(change: ExportChange, settings: FileSettings, sche
   const externalId = change.changeType === 'Create' ? externalIdValue(change, type) : change.externalId || null;
   if (externalId) formatValue(externalId, settings, type.externalIdAttribute);
   if (!externalId) {
-    throw new ChangeFailure(change.changeType === 'Create'
-      ? `The new object has no value for its external ID attribute "${type.externalIdAttribute}".`
-      : `${change.changeType} needs the external ID of the object.`);
+    throw new ChangeFailure(
+      change.changeType === 'Create'
+        ? `The new object has no value for its external ID attribute "${type.externalIdAttribute}".`
+        : `${change.changeType} needs the external ID of the object.`,
+    );
   }
   if (change.changeType === 'Update') {
     for (const a of change.attributes) {
@@ -171,7 +184,13 @@ export function ensureColumns(columns: Columns, { change, type }: PreparedChange
  * row that exists rewrites it from the change) and returns the row to write, or null when it is gone.
  * The caller has checked that an Update has a row; `start` may be narrower than the header.
  */
-export function applyChanges(start: readonly string[] | null, changes: readonly PreparedChange[], columns: Columns, typeColumn: number, settings: FileSettings): string[] | null {
+export function applyChanges(
+  start: readonly string[] | null,
+  changes: readonly PreparedChange[],
+  columns: Columns,
+  typeColumn: number,
+  settings: FileSettings,
+): string[] | null {
   let row = start ? padRow([...start], columns.names.length) : null;
   for (const { change, type, externalId } of changes) {
     if (change.changeType === 'Delete') {
@@ -185,7 +204,10 @@ export function applyChanges(start: readonly string[] | null, changes: readonly 
       next[columns.of(type.externalIdAttribute!)] = externalId;
     } else {
       if (!row) {
-        throw new DomainError(ErrorCode.InternalError, `No row with ${type.externalIdAttribute} = "${externalId}" was found for an update that was accepted; nothing was written. Export again.`);
+        throw new DomainError(
+          ErrorCode.InternalError,
+          `No row with ${type.externalIdAttribute} = "${externalId}" was found for an update that was accepted; nothing was written. Export again.`,
+        );
       }
       next = row;
     }
@@ -201,7 +223,13 @@ export function padRow(row: string[], width: number): string[] {
   return row;
 }
 
-function applyAttribute(row: string[], column: number, a: ExportChange['attributes'][number], multi: boolean, settings: FileSettings): void {
+function applyAttribute(
+  row: string[],
+  column: number,
+  a: ExportChange['attributes'][number],
+  multi: boolean,
+  settings: FileSettings,
+): void {
   const values = a.values.filter((v): v is Exclude<AttributeValue, null> => v !== null).map((v) => formatValue(v, settings, a.name));
   const mvd = settings.multiValueDelimiter;
   const current = row[column] ?? '';
@@ -211,7 +239,7 @@ function applyAttribute(row: string[], column: number, a: ExportChange['attribut
       row[column] = '';
       return;
     case 'Replace':
-      row[column] = multi ? values.join(mvd) : values[0] ?? '';
+      row[column] = multi ? values.join(mvd) : (values[0] ?? '');
       return;
     case 'Add':
       if (!multi) {

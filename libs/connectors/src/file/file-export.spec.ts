@@ -23,24 +23,36 @@ afterEach(async () => {
 
 /** The schema of most tests: the text of the file stays short. */
 const SIMPLE: SelectedSchema = {
-  objectTypes: [{
-    name: 'person', externalIdAttribute: 'id', secondaryExternalIdAttribute: null,
-    attributes: [{ name: 'id', type: 'String', plurality: 'Single' }, { name: 'name', type: 'String', plurality: 'Single' }, { name: 'mail', type: 'String', plurality: 'Multi' }],
-  }],
+  objectTypes: [
+    {
+      name: 'person',
+      externalIdAttribute: 'id',
+      secondaryExternalIdAttribute: null,
+      attributes: [
+        { name: 'id', type: 'String', plurality: 'Single' },
+        { name: 'name', type: 'String', plurality: 'Single' },
+        { name: 'mail', type: 'String', plurality: 'Multi' },
+      ],
+    },
+  ],
 };
 
 const FULL: SelectedSchema = {
-  objectTypes: [{
-    name: 'person', externalIdAttribute: 'id', secondaryExternalIdAttribute: null,
-    attributes: [
-      { name: 'id', type: 'String', plurality: 'Single' },
-      { name: 'name', type: 'String', plurality: 'Single' },
-      { name: 'age', type: 'Integer', plurality: 'Single' },
-      { name: 'active', type: 'Boolean', plurality: 'Single' },
-      { name: 'start', type: 'DateTime', plurality: 'Single' },
-      { name: 'mail', type: 'String', plurality: 'Multi' },
-    ],
-  }],
+  objectTypes: [
+    {
+      name: 'person',
+      externalIdAttribute: 'id',
+      secondaryExternalIdAttribute: null,
+      attributes: [
+        { name: 'id', type: 'String', plurality: 'Single' },
+        { name: 'name', type: 'String', plurality: 'Single' },
+        { name: 'age', type: 'Integer', plurality: 'Single' },
+        { name: 'active', type: 'Boolean', plurality: 'Single' },
+        { name: 'start', type: 'DateTime', plurality: 'Single' },
+        { name: 'mail', type: 'String', plurality: 'Multi' },
+      ],
+    },
+  ],
 };
 
 function ctx(settings: ConnectorContext['settings'] = {}, extra: Partial<ConnectorContext> = {}): ConnectorContext {
@@ -48,13 +60,31 @@ function ctx(settings: ConnectorContext['settings'] = {}, extra: Partial<Connect
 }
 
 let nextId = 0;
-const attrs = (values: Record<string, AttributeValue | AttributeValue[]>, operation: 'Replace' | 'Add' | 'Remove' | 'RemoveAll' = 'Replace') =>
-  Object.entries(values).map(([name, v]) => ({ name, operation, values: Array.isArray(v) ? v : [v] }));
-const create = (values: Record<string, AttributeValue | AttributeValue[]>, objectType = 'person'): ExportChange =>
-  ({ id: `pe-${++nextId}`, objectType, changeType: 'Create', externalId: null, attributes: attrs(values) });
-const update = (externalId: string, attributes: ExportChange['attributes'], objectType = 'person'): ExportChange =>
-  ({ id: `pe-${++nextId}`, objectType, changeType: 'Update', externalId, attributes });
-const remove = (externalId: string, objectType = 'person'): ExportChange => ({ id: `pe-${++nextId}`, objectType, changeType: 'Delete', externalId, attributes: [] });
+const attrs = (
+  values: Record<string, AttributeValue | AttributeValue[]>,
+  operation: 'Replace' | 'Add' | 'Remove' | 'RemoveAll' = 'Replace',
+) => Object.entries(values).map(([name, v]) => ({ name, operation, values: Array.isArray(v) ? v : [v] }));
+const create = (values: Record<string, AttributeValue | AttributeValue[]>, objectType = 'person'): ExportChange => ({
+  id: `pe-${++nextId}`,
+  objectType,
+  changeType: 'Create',
+  externalId: null,
+  attributes: attrs(values),
+});
+const update = (externalId: string, attributes: ExportChange['attributes'], objectType = 'person'): ExportChange => ({
+  id: `pe-${++nextId}`,
+  objectType,
+  changeType: 'Update',
+  externalId,
+  attributes,
+});
+const remove = (externalId: string, objectType = 'person'): ExportChange => ({
+  id: `pe-${++nextId}`,
+  objectType,
+  changeType: 'Delete',
+  externalId,
+  attributes: [],
+});
 
 const read = (name = 'out.csv') => readFile(join(root, name), 'utf8');
 
@@ -88,7 +118,12 @@ describe('FileConnector: export', () => {
       update('E1', attrs({ name: [] }, 'RemoveAll')),
     ];
     const results = await exportOnce(ctx(), batch);
-    expect(results.map((r) => [r.success, r.externalId, r.confirmed])).toEqual([[true, 'E2', true], [true, 'E1', true], [true, 'E3', true], [true, 'E1', true]]);
+    expect(results.map((r) => [r.success, r.externalId, r.confirmed])).toEqual([
+      [true, 'E2', true],
+      [true, 'E1', true],
+      [true, 'E3', true],
+      [true, 'E1', true],
+    ]);
     expect(await read()).toBe('name,id,mail,age\n,E1,,\nGrace Hopper,E2,g@x|h@x|i@x,85\n');
   });
 
@@ -124,13 +159,25 @@ describe('FileConnector: export', () => {
   });
 
   it('applies several changes to the same object in order', async () => {
-    const results = await exportOnce(ctx(), [create({ id: 'E1', name: 'Ada' }), update('E1', attrs({ age: 36 })), remove('E1'), create({ id: 'E1', name: 'Ada II' })]);
+    const results = await exportOnce(ctx(), [
+      create({ id: 'E1', name: 'Ada' }),
+      update('E1', attrs({ age: 36 })),
+      remove('E1'),
+      create({ id: 'E1', name: 'Ada II' }),
+    ]);
     expect(results.map((r) => r.success)).toEqual([true, true, true, true]);
     expect(await read()).toBe('id,name,mail,age\nE1,Ada II,,\n');
   });
 
   it('round-trips: what export writes, import reads back with the same typed values', async () => {
-    const values = { id: 'E1', name: 'Lovelace, "Ada"\nCountess', age: 36, active: false, start: '2024-01-15T00:00:00.000Z', mail: ['a@x', 'b@x'] };
+    const values = {
+      id: 'E1',
+      name: 'Lovelace, "Ada"\nCountess',
+      age: 36,
+      active: false,
+      start: '2024-01-15T00:00:00.000Z',
+      mail: ['a@x', 'b@x'],
+    };
     const context = ctx({ delimiter: ';', quote: "'" }, { schema: FULL });
     await exportOnce(context, [create(values), create({ id: 'E2', name: 'Line\rBreak' })]);
     const objects = await importAll(context);
@@ -144,7 +191,10 @@ describe('FileConnector: export', () => {
     expect(bom.subarray(3).toString('utf8')).toBe('id,name,mail\nE1,Zoë,\n');
     expect((await importAll(ctx({ encoding: 'utf-8' })))[0].attributes.name).toBe('Zoë');
 
-    const results = await exportOnce(ctx({ filePath: 'latin.csv', encoding: 'latin1' }), [create({ id: 'E1', name: 'José Müller' }), create({ id: 'E2', name: 'Price €5' })]);
+    const results = await exportOnce(ctx({ filePath: 'latin.csv', encoding: 'latin1' }), [
+      create({ id: 'E1', name: 'José Müller' }),
+      create({ id: 'E2', name: 'Price €5' }),
+    ]);
     expect(results.map((r) => r.success)).toEqual([true, false]);
     expect(results[1].error).toMatch(/Latin-1/);
     expect(await readFile(join(root, 'latin.csv'))).toEqual(Buffer.from('id,name,mail\nE1,José Müller,\n', 'latin1'));
@@ -154,8 +204,21 @@ describe('FileConnector: export', () => {
   it('writes and keys rows by the object type column', async () => {
     const schema: SelectedSchema = {
       objectTypes: [
-        { name: 'person', externalIdAttribute: 'id', secondaryExternalIdAttribute: null, attributes: [{ name: 'id', type: 'String', plurality: 'Single' }] },
-        { name: 'group', externalIdAttribute: 'id', secondaryExternalIdAttribute: null, attributes: [{ name: 'id', type: 'String', plurality: 'Single' }, { name: 'members', type: 'Reference', plurality: 'Multi' }] },
+        {
+          name: 'person',
+          externalIdAttribute: 'id',
+          secondaryExternalIdAttribute: null,
+          attributes: [{ name: 'id', type: 'String', plurality: 'Single' }],
+        },
+        {
+          name: 'group',
+          externalIdAttribute: 'id',
+          secondaryExternalIdAttribute: null,
+          attributes: [
+            { name: 'id', type: 'String', plurality: 'Single' },
+            { name: 'members', type: 'Reference', plurality: 'Multi' },
+          ],
+        },
       ],
     };
     const context = ctx({ objectTypeColumn: 'type' }, { schema });
@@ -168,7 +231,19 @@ describe('FileConnector: export', () => {
   });
 
   it('matches GUID external IDs ignoring case and braces', async () => {
-    const schema: SelectedSchema = { objectTypes: [{ name: 'person', externalIdAttribute: 'guid', secondaryExternalIdAttribute: null, attributes: [{ name: 'guid', type: 'Guid', plurality: 'Single' }, { name: 'name', type: 'String', plurality: 'Single' }] }] };
+    const schema: SelectedSchema = {
+      objectTypes: [
+        {
+          name: 'person',
+          externalIdAttribute: 'guid',
+          secondaryExternalIdAttribute: null,
+          attributes: [
+            { name: 'guid', type: 'Guid', plurality: 'Single' },
+            { name: 'name', type: 'String', plurality: 'Single' },
+          ],
+        },
+      ],
+    };
     await writeFile(join(root, 'out.csv'), 'guid,name\n{8D8AC610-566D-4EF0-9C22-186B2A5ED793},Ada\n');
     const [result] = await exportOnce(ctx({}, { schema }), [update('8d8ac610-566d-4ef0-9c22-186b2a5ed793', attrs({ name: 'Ada L.' }))]);
     expect(result.success).toBe(true);
@@ -179,7 +254,9 @@ describe('FileConnector: export', () => {
     const original = 'id,name\nE1,Ada\n';
     await writeFile(join(root, 'out.csv'), original);
     jest.spyOn(fsp, 'rename').mockRejectedValueOnce(Object.assign(new Error('EXDEV: simulated rename failure'), { code: 'EXDEV' }));
-    await expect(exportOnce(ctx(), [update('E1', attrs({ name: 'Changed' })), create({ id: 'E2' })])).rejects.toThrow('simulated rename failure');
+    await expect(exportOnce(ctx(), [update('E1', attrs({ name: 'Changed' })), create({ id: 'E2' })])).rejects.toThrow(
+      'simulated rename failure',
+    );
     expect(await read()).toBe(original);
     expect(await readdir(root)).toEqual(['out.csv']);
   });
@@ -198,7 +275,9 @@ describe('FileConnector: export', () => {
       const write = handle.write.bind(handle) as (...a: unknown[]) => Promise<unknown>;
       let calls = 0;
       (handle as unknown as { write: (...a: unknown[]) => Promise<unknown> }).write = (...a: unknown[]) =>
-        ++calls >= failingWrite ? Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })) : write(...a);
+        ++calls >= failingWrite
+          ? Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }))
+          : write(...a);
       return handle;
     });
     await expect(exportOnce(ctx(), [update('E3000', attrs({ name: 'Changed' }))])).rejects.toThrow('ENOSPC');
@@ -246,7 +325,9 @@ describe('FileConnector: export', () => {
     await mkdir(join(root, 'runs'));
     await exportOnce(ctx({}, { filePathOverride: 'runs/today.csv' }), [create({ id: 'E1' })]);
     expect(await read('runs/today.csv')).toBe('id,name,mail\nE1,,\n');
-    await expect(exportOnce(ctx({ filePath: '../escape.csv' }), [create({ id: 'E1' })])).rejects.toThrow(/outside the connector-files root/);
+    await expect(exportOnce(ctx({ filePath: '../escape.csv' }), [create({ id: 'E1' })])).rejects.toThrow(
+      /outside the connector-files root/,
+    );
     await expect(exportOnce(ctx({ filePath: '/tmp/escape.csv' }), [create({ id: 'E1' })])).rejects.toThrow(/not absolute/);
     await expect(exportOnce(ctx({ mode: 'Import' }), [create({ id: 'E1' })])).rejects.toThrow(/Import mode/);
     expect(await exportOnce(ctx(), [])).toEqual([]);
@@ -275,9 +356,13 @@ describe('FileConnector: export sessions', () => {
 
     const session = await connector.openExport(ctx());
     for (let b = 0; b < 10; b++) {
-      const batch = Array.from({ length: 1000 }, (_, i) => create({ id: `N${b * 1000 + i}`, name: `Person ${b * 1000 + i}`, mail: [`p${b * 1000 + i}@x`] }));
+      const batch = Array.from({ length: 1000 }, (_, i) =>
+        create({ id: `N${b * 1000 + i}`, name: `Person ${b * 1000 + i}`, mail: [`p${b * 1000 + i}@x`] }),
+      );
       const results = await session.write(batch);
-      expect(results).toEqual(batch.map((c, i) => ({ id: c.id, success: true, confirmed: true, externalId: `N${b * 1000 + i}`, error: null })));
+      expect(results).toEqual(
+        batch.map((c, i) => ({ id: c.id, success: true, confirmed: true, externalId: `N${b * 1000 + i}`, error: null })),
+      );
       // Nothing reaches the target before commit.
       expect(await read()).toBe('id,name,mail\n');
       expect((await stat(target)).ino).toBe(before.ino);
@@ -301,7 +386,11 @@ describe('FileConnector: export sessions', () => {
   it('applies updates and deletes to rows of the file and to rows created earlier in the same session', async () => {
     await writeFile(join(root, 'out.csv'), 'id,name,mail\nE1,Ada,\nE2,Grace,\nE3,Alan,\n');
     const session = await connector.openExport(ctx());
-    const first = await session.write([create({ id: 'N1', name: 'New' }), create({ id: 'N2', name: 'Gone soon' }), update('E1', attrs({ name: 'Ada L.' }))]);
+    const first = await session.write([
+      create({ id: 'N1', name: 'New' }),
+      create({ id: 'N2', name: 'Gone soon' }),
+      update('E1', attrs({ name: 'Ada L.' })),
+    ]);
     const second = await session.write([
       update('N1', [...attrs({ name: 'New One' }), ...attrs({ mail: ['n@x'] }, 'Add')]),
       remove('E2'),
@@ -310,7 +399,14 @@ describe('FileConnector: export sessions', () => {
       update('E2', attrs({ name: 'Deleted above' })),
     ]);
     expect([...first, ...second].map((r) => [r.success, r.externalId])).toEqual([
-      [true, 'N1'], [true, 'N2'], [true, 'E1'], [true, 'N1'], [true, 'E2'], [true, 'N2'], [true, 'E3'], [false, 'E2'],
+      [true, 'N1'],
+      [true, 'N2'],
+      [true, 'E1'],
+      [true, 'N1'],
+      [true, 'E2'],
+      [true, 'N2'],
+      [true, 'E3'],
+      [false, 'E2'],
     ]);
     expect(second[4].error).toBe('No row with id = "E2" to update.');
     await session.commit();
@@ -322,7 +418,11 @@ describe('FileConnector: export sessions', () => {
     const session = await connector.openExport(ctx());
     const first = await session.write([create({ id: 'E1', name: 'Ada again' }), create({ id: 'N1', name: 'New' })]);
     const second = await session.write([create({ id: 'N1', name: 'New, repeated' })]);
-    expect([...first, ...second].map((r) => [r.success, r.externalId, r.confirmed])).toEqual([[true, 'E1', true], [true, 'N1', true], [true, 'N1', true]]);
+    expect([...first, ...second].map((r) => [r.success, r.externalId, r.confirmed])).toEqual([
+      [true, 'E1', true],
+      [true, 'N1', true],
+      [true, 'N1', true],
+    ]);
     await session.commit();
     expect(await read()).toBe('id,name,mail\nE1,Ada again,\nN1,"New, repeated",\n');
 
@@ -379,7 +479,11 @@ describe('FileConnector: export sessions', () => {
         await session.write([{ id: 'u', objectType: 'person', changeType: 'Update', externalId: 'E1', attributes: [{ name: 'name', operation: 'Replace', values: ['Changed'] }] }]);
         process.kill(process.pid, 'SIGKILL');
       })();`;
-    const child = spawnSync(process.execPath, ['-r', REGISTER, '-e', script], { env: { ...process.env, EXPORT_ROOT: root }, encoding: 'utf8', timeout: 60_000 });
+    const child = spawnSync(process.execPath, ['-r', REGISTER, '-e', script], {
+      env: { ...process.env, EXPORT_ROOT: root },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(child.stderr).toBe('');
     expect(child.signal).toBe('SIGKILL');
     expect(await read()).toBe(original);
@@ -405,7 +509,8 @@ describe('FileConnector: export sessions', () => {
     await first.commit();
     const second = await opening;
     expect(await second.write([update('E2', attrs({ name: 'Grace H.' })), create({ id: 'E1', name: 'Ada' })])).toEqual([
-      expect.objectContaining({ success: true, externalId: 'E2' }), expect.objectContaining({ success: true, externalId: 'E1' }),
+      expect.objectContaining({ success: true, externalId: 'E2' }),
+      expect.objectContaining({ success: true, externalId: 'E1' }),
     ]);
     await second.commit();
     expect(await read()).toBe('id,name,mail\nE1,Ada,\nE2,Grace H.,\n');
@@ -427,7 +532,8 @@ describe('FileConnector: export sessions', () => {
     jest.spyOn(fsp, 'open').mockImplementation(async (...args: Parameters<typeof fsp.open>) => {
       const handle = await realOpen(...args);
       if (String(args[0]).endsWith('.rows.tmp')) {
-        (handle as unknown as { write: () => Promise<never> }).write = () => Promise.reject(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' }));
+        (handle as unknown as { write: () => Promise<never> }).write = () =>
+          Promise.reject(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' }));
       }
       return handle;
     });

@@ -6,7 +6,17 @@ import type { ConnectorContext, ExportChange, ExportResult, ExportSession } from
 import { type CsvEvent, openCsv } from './csv-reader';
 import { CsvFileWriter } from './csv-writer';
 import { DigestSet } from './digest-set';
-import { applyChanges, ChangeFailure, Columns, ensureColumns, padRow, PreparedChange, prepareChange, RowKeys, sameName } from './file-export-changes';
+import {
+  applyChanges,
+  ChangeFailure,
+  Columns,
+  ensureColumns,
+  padRow,
+  PreparedChange,
+  prepareChange,
+  RowKeys,
+  sameName,
+} from './file-export-changes';
 import { acquireFileLock } from './file-lock';
 import { checkHeader } from './file-schema';
 import type { FileSettings } from './file-settings';
@@ -67,7 +77,9 @@ class FileExportSession implements ExportSession {
   static async open(filePath: string, settings: FileSettings, ctx: ConnectorContext, release: () => void): Promise<FileExportSession> {
     const snapshot = await statFile(filePath);
     if (snapshot && !snapshot.isFile()) throw DomainError.badRequest(`"${settings.filePath}" is not a file.`);
-    const existing = snapshot ? await openCsv(filePath, { delimiter: settings.delimiter, quote: settings.quote, encoding: settings.nodeEncoding }) : null;
+    const existing = snapshot
+      ? await openCsv(filePath, { delimiter: settings.delimiter, quote: settings.quote, encoding: settings.nodeEncoding })
+      : null;
     let spool: RowSpool | null = null;
     try {
       const header = existing ? checkHeader(existing.header, settings) : null;
@@ -97,11 +109,15 @@ class FileExportSession implements ExportSession {
   private async spoolExisting(rows: AsyncIterable<CsvEvent>, width: number): Promise<void> {
     for await (const event of rows) {
       if (event.kind === 'error') {
-        throw DomainError.badRequest(`The file "${this.settings.filePath}" cannot be rewritten safely: line ${event.line} is malformed (${event.message}). Fix or remove that row and export again.`);
+        throw DomainError.badRequest(
+          `The file "${this.settings.filePath}" cannot be rewritten safely: line ${event.line} is malformed (${event.message}). Fix or remove that row and export again.`,
+        );
       }
       if (event.values.length !== width) {
-        throw DomainError.badRequest(`The file "${this.settings.filePath}" cannot be rewritten safely: line ${event.line} has ${event.values.length} field(s) `
-          + `but the header has ${width}. Fix or remove that row and export again.`);
+        throw DomainError.badRequest(
+          `The file "${this.settings.filePath}" cannot be rewritten safely: line ${event.line} has ${event.values.length} field(s) ` +
+            `but the header has ${width}. Fix or remove that row and export again.`,
+        );
       }
       const key = this.keys.ofRow(event.values);
       if (key !== null) this.spooled.add(key);
@@ -130,7 +146,8 @@ class FileExportSession implements ExportSession {
     return this.serialised(async () => {
       if (this.state === 'closed') this.assertOpen();
       try {
-        if (this.state === 'failed') throw DomainError.conflict('The export cannot be committed because one of its writes failed; nothing was written. Export again.');
+        if (this.state === 'failed')
+          throw DomainError.conflict('The export cannot be committed because one of its writes failed; nothing was written. Export again.');
         if (this.accepted > 0) await this.rewrite();
       } finally {
         await this.finish();
@@ -156,7 +173,13 @@ class FileExportSession implements ExportSession {
     const exists = row ? row.exists : this.spooled.has(key);
     if (change.changeType === 'Update' && !exists) {
       const column = this.columns.names[this.columns.of(type.externalIdAttribute!)] ?? type.externalIdAttribute;
-      return { id: change.id, success: false, confirmed: false, externalId: change.externalId, error: `No row with ${column} = "${externalId}" to update.` };
+      return {
+        id: change.id,
+        success: false,
+        confirmed: false,
+        externalId: change.externalId,
+        error: `No row with ${column} = "${externalId}" to update.`,
+      };
     }
     // Deleting a row that is not there succeeds: it is already gone.
     if (exists || change.changeType !== 'Delete') {
@@ -207,7 +230,9 @@ class FileExportSession implements ExportSession {
       await handle.close();
     }
     if (!sameFile(this.snapshot, await statFile(this.filePath))) {
-      throw DomainError.conflict(`The file "${this.settings.filePath}" was changed by something else during the export; it was left as it is. Export again.`);
+      throw DomainError.conflict(
+        `The file "${this.settings.filePath}" was changed by something else during the export; it was left as it is. Export again.`,
+      );
     }
     await fsp.rename(output, this.filePath);
     this.outputPath = null;

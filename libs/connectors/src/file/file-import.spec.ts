@@ -36,31 +36,57 @@ async function importAll(context: ConnectorContext, pageSize = 1000) {
 }
 
 async function validationFields(promise: Promise<unknown>): Promise<Record<string, string[]>> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(DomainError);
   return (error as DomainError).validationErrors ?? {};
 }
 
-const person = (attributes: SelectedSchema['objectTypes'][number]['attributes'], externalIdAttribute = 'id', name = 'person'): SelectedSchema =>
-  ({ objectTypes: [{ name, externalIdAttribute, secondaryExternalIdAttribute: null, attributes }] });
+const person = (
+  attributes: SelectedSchema['objectTypes'][number]['attributes'],
+  externalIdAttribute = 'id',
+  name = 'person',
+): SelectedSchema => ({ objectTypes: [{ name, externalIdAttribute, secondaryExternalIdAttribute: null, attributes }] });
 
 describe('FileConnector: schema discovery', () => {
   it('turns the header into attributes and infers types from the sample rows', async () => {
-    await put('people.csv', [
-      'name,employeeId,age,active,startDate,lastLogin,objectGuid,notes,code',
-      'Ada,E1,36,true,2024-01-15,2024-05-01T10:00:00Z,6b1f3c2e-9a4d-4e6f-8b7a-1c2d3e4f5a6b,,007',
-      'Grace,E2,,FALSE,2023-12-01,2024-05-02T08:30:00+02:00,{8D8AC610-566D-4EF0-9C22-186B2A5ED793},hi,12',
-      'Alan,E3,41,yes,2020-02-29,2024-05-03 09:15,00000000-0000-0000-0000-000000000001,x,3',
-    ].join('\n'));
+    await put(
+      'people.csv',
+      [
+        'name,employeeId,age,active,startDate,lastLogin,objectGuid,notes,code',
+        'Ada,E1,36,true,2024-01-15,2024-05-01T10:00:00Z,6b1f3c2e-9a4d-4e6f-8b7a-1c2d3e4f5a6b,,007',
+        'Grace,E2,,FALSE,2023-12-01,2024-05-02T08:30:00+02:00,{8D8AC610-566D-4EF0-9C22-186B2A5ED793},hi,12',
+        'Alan,E3,41,yes,2020-02-29,2024-05-03 09:15,00000000-0000-0000-0000-000000000001,x,3',
+      ].join('\n'),
+    );
     const schema = await connector.discoverSchema(ctx({}));
     expect(schema.objectTypes).toHaveLength(1);
     const [type] = schema.objectTypes;
     expect(type.name).toBe('person');
     const byName = Object.fromEntries(type.attributes.map((a) => [a.name, a]));
-    expect(type.attributes.map((a) => a.name)).toEqual(['name', 'employeeId', 'age', 'active', 'startDate', 'lastLogin', 'objectGuid', 'notes', 'code']);
+    expect(type.attributes.map((a) => a.name)).toEqual([
+      'name',
+      'employeeId',
+      'age',
+      'active',
+      'startDate',
+      'lastLogin',
+      'objectGuid',
+      'notes',
+      'code',
+    ]);
     expect(Object.fromEntries(type.attributes.map((a) => [a.name, a.type]))).toEqual({
-      name: 'String', employeeId: 'String', age: 'Integer', active: 'Boolean', startDate: 'DateTime', lastLogin: 'DateTime',
-      objectGuid: 'Guid', notes: 'String', code: 'String', // leading zeros are kept as text
+      name: 'String',
+      employeeId: 'String',
+      age: 'Integer',
+      active: 'Boolean',
+      startDate: 'DateTime',
+      lastLogin: 'DateTime',
+      objectGuid: 'Guid',
+      notes: 'String',
+      code: 'String', // leading zeros are kept as text
     });
     expect(type.attributes.every((a) => a.plurality === 'Single' && a.writability === 'ReadWrite')).toBe(true);
     // employeeId is complete and unique and has an ID-like name; "name" comes first but does not look like an ID.
@@ -116,13 +142,18 @@ describe('FileConnector: schema discovery', () => {
   it('gives header-only files String attributes and refuses empty files, bad headers and unknown type columns, naming the setting', async () => {
     await put('people.csv', 'id,name\n');
     const [type] = (await connector.discoverSchema(ctx({}))).objectTypes;
-    expect(type.attributes.map((a) => [a.name, a.type, a.suggestedExternalId])).toEqual([['id', 'String', true], ['name', 'String', false]]);
+    expect(type.attributes.map((a) => [a.name, a.type, a.suggestedExternalId])).toEqual([
+      ['id', 'String', true],
+      ['name', 'String', false],
+    ]);
 
     await put('empty.csv', '');
     expect(Object.keys(await validationFields(connector.discoverSchema(ctx({ filePath: 'empty.csv' }))))).toEqual(['settings.filePath']);
     await put('dup.csv', 'id,Name,name\n');
     expect((await validationFields(connector.discoverSchema(ctx({ filePath: 'dup.csv' }))))['settings.filePath'][0]).toMatch(/twice/);
-    expect(Object.keys(await validationFields(connector.discoverSchema(ctx({ objectTypeColumn: 'type' }))))).toEqual(['settings.objectTypeColumn']);
+    expect(Object.keys(await validationFields(connector.discoverSchema(ctx({ objectTypeColumn: 'type' }))))).toEqual([
+      'settings.objectTypeColumn',
+    ]);
     expect(Object.keys(await validationFields(connector.discoverSchema(ctx({ filePath: 'missing.csv' }))))).toEqual(['settings.filePath']);
     expect(Object.keys(await validationFields(connector.discoverSchema(ctx({ delimiter: ';;' }))))).toEqual(['settings.delimiter']);
   });
@@ -172,7 +203,9 @@ describe('FileConnector: encodings, delimiters and quotes', () => {
     await put('people.csv', 'id,address\n1,"Line one\nLine two"\n2,short\n3,"a\nb\nc"\n4,x,extra\n');
     const { objects, errors } = await importAll(ctx({}));
     expect(objects.map((o) => [o.source, o.attributes.address])).toEqual([
-      ['line 2', 'Line one\nLine two'], ['line 4', 'short'], ['line 5', 'a\nb\nc'],
+      ['line 2', 'Line one\nLine two'],
+      ['line 4', 'short'],
+      ['line 5', 'a\nb\nc'],
     ]);
     expect(errors).toEqual([expect.objectContaining({ source: 'line 8', errorType: 'MalformedRow' })]);
   });
@@ -190,11 +223,14 @@ describe('FileConnector: full import', () => {
   });
 
   it('types values per the selected schema and reports unparseable values, keeping the object without them', async () => {
-    await put('people.csv', [
-      'id,age,active,start,guid,mail,scores,ignored',
-      '1,36,yes,2024-01-15,{8D8AC610-566D-4EF0-9C22-186B2A5ED793},a@x|b@x,1|2,zzz',
-      '2,thirty,maybe,2024-02-30,not-a-guid,c@x,3|x|4,zzz',
-    ].join('\n'));
+    await put(
+      'people.csv',
+      [
+        'id,age,active,start,guid,mail,scores,ignored',
+        '1,36,yes,2024-01-15,{8D8AC610-566D-4EF0-9C22-186B2A5ED793},a@x|b@x,1|2,zzz',
+        '2,thirty,maybe,2024-02-30,not-a-guid,c@x,3|x|4,zzz',
+      ].join('\n'),
+    );
     const schema = person([
       { name: 'id', type: 'Integer', plurality: 'Single' },
       { name: 'age', type: 'Integer', plurality: 'Single' },
@@ -206,7 +242,15 @@ describe('FileConnector: full import', () => {
     ]);
     const { objects, errors } = await importAll(ctx({}, { schema }));
     expect(objects.map((o) => o.attributes)).toEqual([
-      { id: 1, age: 36, active: true, start: '2024-01-15T00:00:00.000Z', guid: '8d8ac610-566d-4ef0-9c22-186b2a5ed793', MAIL: ['a@x', 'b@x'], scores: [1, 2] },
+      {
+        id: 1,
+        age: 36,
+        active: true,
+        start: '2024-01-15T00:00:00.000Z',
+        guid: '8d8ac610-566d-4ef0-9c22-186b2a5ed793',
+        MAIL: ['a@x', 'b@x'],
+        scores: [1, 2],
+      },
       { id: 2, MAIL: ['c@x'], scores: [3, 4] },
     ]);
     expect(errors.map((e) => [e.source, e.errorType, e.externalId, e.message.match(/attribute "(\w+)"/)?.[1]])).toEqual([
@@ -219,21 +263,30 @@ describe('FileConnector: full import', () => {
   });
 
   it('turns malformed rows into per-object errors with their line number and goes on', async () => {
-    await put('people.csv', [
-      'id,name,mail', // 1
-      '1,Ada,a@x', // 2
-      '2,Grace', // 3: too few fields
-      '', // 4: empty line, skipped
-      '3,Alan,t@x,extra', // 5: too many fields
-      '4,"Edsger"x,e@x', // 6: invalid closing quote
-      '5,Barbara,b@x', // 7
-      ',,', // 8: only empty fields, skipped
-      '6,"Donald,d@x', // 9: quote never closed (swallows the rest of the file)
-      '7,Never,n@x', // 10
-    ].join('\n'));
-    const schema = person([{ name: 'id', type: 'String', plurality: 'Single' }, { name: 'name', type: 'String', plurality: 'Single' }]);
+    await put(
+      'people.csv',
+      [
+        'id,name,mail', // 1
+        '1,Ada,a@x', // 2
+        '2,Grace', // 3: too few fields
+        '', // 4: empty line, skipped
+        '3,Alan,t@x,extra', // 5: too many fields
+        '4,"Edsger"x,e@x', // 6: invalid closing quote
+        '5,Barbara,b@x', // 7
+        ',,', // 8: only empty fields, skipped
+        '6,"Donald,d@x', // 9: quote never closed (swallows the rest of the file)
+        '7,Never,n@x', // 10
+      ].join('\n'),
+    );
+    const schema = person([
+      { name: 'id', type: 'String', plurality: 'Single' },
+      { name: 'name', type: 'String', plurality: 'Single' },
+    ]);
     const { objects, errors } = await importAll(ctx({}, { schema }));
-    expect(objects.map((o) => [o.source, o.attributes.id])).toEqual([['line 2', '1'], ['line 7', '5']]);
+    expect(objects.map((o) => [o.source, o.attributes.id])).toEqual([
+      ['line 2', '1'],
+      ['line 7', '5'],
+    ]);
     expect(errors.map((e) => [e.source, e.errorType, e.externalId])).toEqual([
       ['line 3', 'MalformedRow', '2'],
       ['line 5', 'MalformedRow', '3'],
@@ -248,7 +301,10 @@ describe('FileConnector: full import', () => {
   it('reports a quote left open once, at the line it starts on, and resumes after the quote that closes it', async () => {
     await put('people.csv', 'id,name\n1,a\n2,"b\n3,c\n4,"d"\n5,e\n');
     const { objects, errors } = await importAll(ctx({}));
-    expect(objects.map((o) => [o.source, o.attributes.id])).toEqual([['line 2', '1'], ['line 6', '5']]);
+    expect(objects.map((o) => [o.source, o.attributes.id])).toEqual([
+      ['line 2', '1'],
+      ['line 6', '5'],
+    ]);
     expect(errors.map((e) => [e.source, e.errorType])).toEqual([['line 3', 'MalformedRow']]);
   });
 
@@ -257,11 +313,18 @@ describe('FileConnector: full import', () => {
     const lines = Array.from({ length: 3000 }, (_, i) => (i % 3 === 1 ? `${i},x"y` : i % 5 === 4 ? `${i}` : `${i},ok`));
     await put('people.csv', `id,name\n${lines.join('\n')}\n`);
     const pages = await pagesOf(ctx({}), 100);
-    const seen = pages.flatMap((p) => [...p.objects.map((o) => o.source!), ...p.errors.map((e) => e.source)])
-      .map((s) => Number(s.replace('line ', ''))).sort((a, b) => a - b);
+    const seen = pages
+      .flatMap((p) => [...p.objects.map((o) => o.source!), ...p.errors.map((e) => e.source)])
+      .map((s) => Number(s.replace('line ', '')))
+      .sort((a, b) => a - b);
     expect(seen).toEqual(lines.map((_, i) => i + 2));
     const errorLines = pages.flatMap((p) => p.errors.map((e) => Number(e.source.replace('line ', ''))));
-    expect(errorLines).toEqual(lines.map((_, i) => i).filter((i) => i % 3 === 1 || i % 5 === 4).map((i) => i + 2));
+    expect(errorLines).toEqual(
+      lines
+        .map((_, i) => i)
+        .filter((i) => i % 3 === 1 || i % 5 === 4)
+        .map((i) => i + 2),
+    );
     const objects = pages.flatMap((p) => p.objects);
     expect(objects.every((o) => o.source === `line ${Number(o.attributes.id) + 2}`)).toBe(true);
     expect(pages.every((p) => p.objects.length + p.errors.length <= 100)).toBe(true);
@@ -270,14 +333,23 @@ describe('FileConnector: full import', () => {
   it('pages by pageSize, objects and errors together', async () => {
     const rows = Array.from({ length: 10 }, (_, i) => `${i + 1},n${i + 1}`);
     await put('people.csv', `id,name\n${rows.join('\n')}\n`);
-    for (const [pageSize, sizes] of [[1, Array(10).fill(1)], [3, [3, 3, 3, 1]], [5, [5, 5]], [10, [10]], [11, [10]]] as Array<[number, number[]]>) {
+    for (const [pageSize, sizes] of [
+      [1, Array(10).fill(1)],
+      [3, [3, 3, 3, 1]],
+      [5, [5, 5]],
+      [10, [10]],
+      [11, [10]],
+    ] as Array<[number, number[]]>) {
       const pages = await pagesOf(ctx({}), pageSize);
       expect({ pageSize, sizes: pages.map((p) => p.objects.length) }).toEqual({ pageSize, sizes });
       expect(pages.flatMap((p) => p.objects.map((o) => o.attributes.id))).toEqual(rows.map((r) => r.split(',')[0]));
     }
     await put('bad.csv', 'id,name\n1\n2\n3,c\n');
     const pages = await pagesOf(ctx({ filePath: 'bad.csv' }), 2);
-    expect(pages.map((p) => [p.objects.length, p.errors.length])).toEqual([[0, 2], [1, 0]]);
+    expect(pages.map((p) => [p.objects.length, p.errors.length])).toEqual([
+      [0, 2],
+      [1, 0],
+    ]);
 
     await put('header-only.csv', 'id,name\n');
     expect(await pagesOf(ctx({ filePath: 'header-only.csv' }))).toEqual([]);
@@ -287,15 +359,33 @@ describe('FileConnector: full import', () => {
     await put('people.csv', 'type,id,name\nperson,p1,Ada\ngroup,g1,Admins\nprinter,x1,Laser\n,z1,Nobody\nPERSON,p2,Grace\n');
     const schema: SelectedSchema = {
       objectTypes: [
-        { name: 'person', externalIdAttribute: 'id', secondaryExternalIdAttribute: null, attributes: [{ name: 'id', type: 'String', plurality: 'Single' }, { name: 'name', type: 'String', plurality: 'Single' }] },
-        { name: 'group', externalIdAttribute: 'id', secondaryExternalIdAttribute: null, attributes: [{ name: 'id', type: 'String', plurality: 'Single' }] },
+        {
+          name: 'person',
+          externalIdAttribute: 'id',
+          secondaryExternalIdAttribute: null,
+          attributes: [
+            { name: 'id', type: 'String', plurality: 'Single' },
+            { name: 'name', type: 'String', plurality: 'Single' },
+          ],
+        },
+        {
+          name: 'group',
+          externalIdAttribute: 'id',
+          secondaryExternalIdAttribute: null,
+          attributes: [{ name: 'id', type: 'String', plurality: 'Single' }],
+        },
       ],
     };
     const { objects, errors } = await importAll(ctx({ objectTypeColumn: 'type' }, { schema }));
     expect(objects.map((o) => [o.objectType, o.attributes])).toEqual([
-      ['person', { id: 'p1', name: 'Ada' }], ['group', { id: 'g1' }], ['person', { id: 'p2', name: 'Grace' }],
+      ['person', { id: 'p1', name: 'Ada' }],
+      ['group', { id: 'g1' }],
+      ['person', { id: 'p2', name: 'Grace' }],
     ]);
-    expect(errors.map((e) => [e.source, e.errorType])).toEqual([['line 4', 'CouldNotMatchObjectType'], ['line 5', 'CouldNotMatchObjectType']]);
+    expect(errors.map((e) => [e.source, e.errorType])).toEqual([
+      ['line 4', 'CouldNotMatchObjectType'],
+      ['line 5', 'CouldNotMatchObjectType'],
+    ]);
     expect(errors[0].message).toMatch(/printer/);
 
     const untyped = await importAll(ctx({ objectTypeColumn: 'type' }));
@@ -305,10 +395,22 @@ describe('FileConnector: full import', () => {
 
   it('fails clearly when selected columns are missing or the fixed object type is not selected', async () => {
     await put('people.csv', 'id,name\n1,Ada\n');
-    await expect(pagesOf(ctx({}, { schema: person([{ name: 'id', type: 'String', plurality: 'Single' }, { name: 'mail', type: 'String', plurality: 'Single' }]) })))
-      .rejects.toThrow(/no column for selected attribute\(s\) person\.mail/);
-    await expect(pagesOf(ctx({}, { schema: person([{ name: 'id', type: 'String', plurality: 'Single' }], 'id', 'user') })))
-      .rejects.toThrow(/"person" .* not among the selected object types/);
+    await expect(
+      pagesOf(
+        ctx(
+          {},
+          {
+            schema: person([
+              { name: 'id', type: 'String', plurality: 'Single' },
+              { name: 'mail', type: 'String', plurality: 'Single' },
+            ]),
+          },
+        ),
+      ),
+    ).rejects.toThrow(/no column for selected attribute\(s\) person\.mail/);
+    await expect(pagesOf(ctx({}, { schema: person([{ name: 'id', type: 'String', plurality: 'Single' }], 'id', 'user') }))).rejects.toThrow(
+      /"person" .* not among the selected object types/,
+    );
   });
 
   it('honours the run profile file path override, confined to the root like the setting', async () => {
@@ -347,11 +449,22 @@ describe('FileConnector: capabilities and connection test', () => {
   it('declares its capabilities and narrows them by mode', () => {
     expect(connector.type).toBe('File');
     expect(connector.displayName).toBe('File (CSV)');
-    expect(connector.capabilities).toEqual({ fullImport: true, deltaImport: false, export: true, schemaDiscovery: true, paging: true, autoConfirmExport: true });
+    expect(connector.capabilities).toEqual({
+      fullImport: true,
+      deltaImport: false,
+      export: true,
+      schemaDiscovery: true,
+      paging: true,
+      autoConfirmExport: true,
+    });
     expect(connector.effectiveCapabilities({ mode: 'Import' })).toMatchObject({ fullImport: true, export: false });
     expect(connector.effectiveCapabilities({})).toMatchObject({ fullImport: true, export: false });
     expect(connector.effectiveCapabilities({ mode: 'Export' })).toMatchObject({ fullImport: false, export: true });
-    expect(connector.effectiveCapabilities({ mode: 'Bidirectional' })).toMatchObject({ fullImport: true, export: true, deltaImport: false });
+    expect(connector.effectiveCapabilities({ mode: 'Bidirectional' })).toMatchObject({
+      fullImport: true,
+      export: true,
+      deltaImport: false,
+    });
   });
 
   it('reports what it found for a readable file', async () => {
@@ -364,17 +477,29 @@ describe('FileConnector: capabilities and connection test', () => {
 
   it('fails without throwing for a missing file, a path outside the root, or invalid settings', async () => {
     expect(await connector.testConnection(ctx({}))).toMatchObject({ success: false, message: expect.stringMatching(/does not exist/) });
-    expect(await connector.testConnection(ctx({ filePath: '../etc/passwd' }))).toMatchObject({ success: false, message: expect.stringMatching(/outside the connector-files root/) });
-    expect(await connector.testConnection(ctx({ delimiter: 'ab' }))).toMatchObject({ success: false, message: expect.stringMatching(/Delimiter/) });
+    expect(await connector.testConnection(ctx({ filePath: '../etc/passwd' }))).toMatchObject({
+      success: false,
+      message: expect.stringMatching(/outside the connector-files root/),
+    });
+    expect(await connector.testConnection(ctx({ delimiter: 'ab' }))).toMatchObject({
+      success: false,
+      message: expect.stringMatching(/Delimiter/),
+    });
     await mkdir(join(root, 'dir.csv'));
-    expect(await connector.testConnection(ctx({ filePath: 'dir.csv' }))).toMatchObject({ success: false, message: expect.stringMatching(/not a file/) });
+    expect(await connector.testConnection(ctx({ filePath: 'dir.csv' }))).toMatchObject({
+      success: false,
+      message: expect.stringMatching(/not a file/),
+    });
   });
 
   it('in Export mode only needs a writable directory', async () => {
     const result = await connector.testConnection(ctx({ mode: 'Export', filePath: 'out/new.csv' }));
     expect(result).toMatchObject({ success: false, message: expect.stringMatching(/directory .* does not exist/) });
     await mkdir(join(root, 'out'));
-    expect(await connector.testConnection(ctx({ mode: 'Export', filePath: 'out/new.csv' }))).toMatchObject({ success: true, message: expect.stringMatching(/first export will create it/) });
+    expect(await connector.testConnection(ctx({ mode: 'Export', filePath: 'out/new.csv' }))).toMatchObject({
+      success: true,
+      message: expect.stringMatching(/first export will create it/),
+    });
   });
 
   it('refuses symbolic links that leave the root', async () => {

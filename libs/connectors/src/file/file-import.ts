@@ -1,5 +1,13 @@
 import { DomainError } from '@meridian/domain';
-import type { AttributeValue, ConnectorAttributeType, ConnectorContext, ImportedObject, ImportObjectError, ImportPage, SelectedSchema } from '../connector.contract';
+import type {
+  AttributeValue,
+  ConnectorAttributeType,
+  ConnectorContext,
+  ImportedObject,
+  ImportObjectError,
+  ImportPage,
+  SelectedSchema,
+} from '../connector.contract';
 import { openCsv } from './csv-reader';
 import { checkHeader, FileHeader } from './file-schema';
 import type { FileSettings } from './file-settings';
@@ -30,12 +38,18 @@ class ImportPlan {
   private readonly byName = new Map<string, TypePlan>();
   private readonly untyped: ColumnPlan[];
 
-  constructor(private readonly header: FileHeader, private readonly settings: FileSettings, private readonly schema: SelectedSchema | undefined) {
+  constructor(
+    private readonly header: FileHeader,
+    private readonly settings: FileSettings,
+    private readonly schema: SelectedSchema | undefined,
+  ) {
     const columnOf = (name: string) => {
       const exact = header.columns.indexOf(name);
       return exact >= 0 ? exact : header.columns.findIndex((c) => c.toLowerCase() === name.toLowerCase());
     };
-    this.untyped = header.columns.map((name, column) => ({ name, column, type: 'String' as const, multi: false })).filter((c) => c.column !== header.typeColumn);
+    this.untyped = header.columns
+      .map((name, column) => ({ name, column, type: 'String' as const, multi: false }))
+      .filter((c) => c.column !== header.typeColumn);
     if (!schema) return;
     const missing: string[] = [];
     for (const type of schema.objectTypes) {
@@ -49,11 +63,15 @@ class ImportPlan {
       this.byName.set(type.name.toLowerCase(), { name: type.name, columns, externalIdColumn });
     }
     if (missing.length > 0) {
-      throw DomainError.badRequest(`The file "${settings.filePath}" has no column for selected attribute(s) ${missing.join(', ')}. `
-        + 'Restore the column(s) or import the schema again and review the selection.');
+      throw DomainError.badRequest(
+        `The file "${settings.filePath}" has no column for selected attribute(s) ${missing.join(', ')}. ` +
+          'Restore the column(s) or import the schema again and review the selection.',
+      );
     }
     if (header.typeColumn < 0 && !this.byName.has(settings.objectType.toLowerCase())) {
-      throw DomainError.badRequest(`Object type "${settings.objectType}" of this file is not among the selected object types (${schema.objectTypes.map((t) => t.name).join(', ') || 'none'}).`);
+      throw DomainError.badRequest(
+        `Object type "${settings.objectType}" of this file is not among the selected object types (${schema.objectTypes.map((t) => t.name).join(', ') || 'none'}).`,
+      );
     }
   }
 
@@ -61,7 +79,7 @@ class ImportPlan {
   typeOf(values: readonly string[]): { name: string; plan: TypePlan | null } {
     const name = this.header.typeColumn < 0 ? this.settings.objectType : values[this.header.typeColumn].trim();
     if (!this.schema) return { name, plan: name ? { name, columns: this.untyped, externalIdColumn: -1 } : null };
-    return { name, plan: name ? this.byName.get(name.toLowerCase()) ?? null : null };
+    return { name, plan: name ? (this.byName.get(name.toLowerCase()) ?? null) : null };
   }
 }
 
@@ -73,7 +91,12 @@ function typed(column: ColumnPlan, raw: string): AttributeValue | undefined {
  * Reads the file page by page: `pageSize` objects and errors at most per page, the next page read only
  * when the consumer asks for it (so memory is bounded by the page size). See docs/connectors/file.md.
  */
-export async function* importFilePages(filePath: string, settings: FileSettings, ctx: ConnectorContext, pageSize: number): AsyncGenerator<ImportPage> {
+export async function* importFilePages(
+  filePath: string,
+  settings: FileSettings,
+  ctx: ConnectorContext,
+  pageSize: number,
+): AsyncGenerator<ImportPage> {
   ctx.signal?.throwIfAborted();
   const doc = await openCsv(filePath, { delimiter: settings.delimiter, quote: settings.quote, encoding: settings.nodeEncoding });
   if (!doc) throw DomainError.badRequest(`The file "${settings.filePath}" is empty: a header row naming the columns is needed.`);
@@ -86,12 +109,18 @@ export async function* importFilePages(filePath: string, settings: FileSettings,
     for await (const event of doc.rows) {
       const source = `line ${event.line}`;
       if (event.kind === 'error') {
-        errors.push({ source, errorType: FILE_IMPORT_ERROR_TYPES.malformedRow, message: `Malformed row: ${event.message}`, externalId: null });
+        errors.push({
+          source,
+          errorType: FILE_IMPORT_ERROR_TYPES.malformedRow,
+          message: `Malformed row: ${event.message}`,
+          externalId: null,
+        });
       } else if (event.values.length !== header.columns.length) {
         const { plan: typePlan } = event.values.length > header.typeColumn ? plan.typeOf(event.values) : { plan: null };
         const idColumn = typePlan?.externalIdColumn ?? -1;
         errors.push({
-          source, errorType: FILE_IMPORT_ERROR_TYPES.malformedRow,
+          source,
+          errorType: FILE_IMPORT_ERROR_TYPES.malformedRow,
           message: `Malformed row: it has ${event.values.length} field(s) but the header has ${header.columns.length} column(s).`,
           externalId: idColumn >= 0 && idColumn < event.values.length ? event.values[idColumn] || null : null,
         });
@@ -99,8 +128,12 @@ export async function* importFilePages(filePath: string, settings: FileSettings,
         const { name, plan: typePlan } = plan.typeOf(event.values);
         if (!typePlan) {
           errors.push({
-            source, errorType: FILE_IMPORT_ERROR_TYPES.couldNotMatchObjectType, externalId: null,
-            message: name ? `Object type "${name}" is not among the selected object types.` : `The row has no object type (column "${settings.objectTypeColumn}" is empty).`,
+            source,
+            errorType: FILE_IMPORT_ERROR_TYPES.couldNotMatchObjectType,
+            externalId: null,
+            message: name
+              ? `Object type "${name}" is not among the selected object types.`
+              : `The row has no object type (column "${settings.objectTypeColumn}" is empty).`,
           });
         } else {
           const externalId = typePlan.externalIdColumn >= 0 ? event.values[typePlan.externalIdColumn] || null : null;
@@ -144,7 +177,9 @@ export async function* importFilePages(filePath: string, settings: FileSettings,
 function valueError(source: string, externalId: string | null, column: ColumnPlan, raw: string): ImportObjectError {
   const shown = raw.length > 100 ? `${raw.slice(0, 100)}…` : raw;
   return {
-    source, externalId, errorType: FILE_IMPORT_ERROR_TYPES.attributeValue,
+    source,
+    externalId,
+    errorType: FILE_IMPORT_ERROR_TYPES.attributeValue,
     message: `Value "${shown}" of attribute "${column.name}" is not a valid ${column.type}; the object is imported without it.`,
   };
 }

@@ -18,13 +18,18 @@ export function checkHeader(raw: readonly string[], settings: FileSettings): Fil
   columns.forEach((name, i) => {
     if (!name) throw DomainError.validation('settings.filePath', `The header has an empty column name (column ${i + 1}).`);
     const previous = seen.get(name.toLowerCase());
-    if (previous !== undefined) throw DomainError.validation('settings.filePath', `The header names column "${name}" twice (columns ${previous + 1} and ${i + 1}).`);
+    if (previous !== undefined)
+      throw DomainError.validation('settings.filePath', `The header names column "${name}" twice (columns ${previous + 1} and ${i + 1}).`);
     seen.set(name.toLowerCase(), i);
   });
   let typeColumn = -1;
   if (settings.objectTypeColumn) {
     typeColumn = seen.get(settings.objectTypeColumn.trim().toLowerCase()) ?? -1;
-    if (typeColumn < 0) throw DomainError.validation('settings.objectTypeColumn', `The file has no column "${settings.objectTypeColumn}"; columns: ${columns.join(', ')}.`);
+    if (typeColumn < 0)
+      throw DomainError.validation(
+        'settings.objectTypeColumn',
+        `The file has no column "${settings.objectTypeColumn}"; columns: ${columns.join(', ')}.`,
+      );
   }
   return { columns, typeColumn };
 }
@@ -67,7 +72,11 @@ interface TypeSample {
  */
 export async function discoverFileSchema(filePath: string, settings: FileSettings): Promise<DiscoveredSchema> {
   const doc = await openCsv(filePath, { delimiter: settings.delimiter, quote: settings.quote, encoding: settings.nodeEncoding });
-  if (!doc) throw DomainError.validation('settings.filePath', `The file "${settings.filePath}" is empty: a header row naming the columns is needed.`);
+  if (!doc)
+    throw DomainError.validation(
+      'settings.filePath',
+      `The file "${settings.filePath}" is empty: a header row naming the columns is needed.`,
+    );
   const samples = new Map<string, TypeSample>();
   let header: FileHeader;
   try {
@@ -93,8 +102,10 @@ export async function discoverFileSchema(filePath: string, settings: FileSetting
     await doc.rows.return(undefined);
   }
   if (samples.size === 0) {
-    throw DomainError.validation('settings.objectTypeColumn',
-      `No sampled row has a value in column "${settings.objectTypeColumn}", so no object type can be discovered.`);
+    throw DomainError.validation(
+      'settings.objectTypeColumn',
+      `No sampled row has a value in column "${settings.objectTypeColumn}", so no object type can be discovered.`,
+    );
   }
 
   const discovered = [...samples.values()].map((sample) => profileType(sample, header, settings));
@@ -132,7 +143,13 @@ function profileType(sample: TypeSample, header: FileHeader, settings: FileSetti
       suggestedSecondaryExternalId: false,
     });
   });
-  return { objectType: { name: sample.name, attributes }, rows: sample.rows, columnIndexes, profiles: profiles.filter((p): p is ColumnProfile => p !== null), externalId };
+  return {
+    objectType: { name: sample.name, attributes },
+    rows: sample.rows,
+    columnIndexes,
+    profiles: profiles.filter((p): p is ColumnProfile => p !== null),
+    externalId,
+  };
 }
 
 /**

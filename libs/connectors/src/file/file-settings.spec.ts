@@ -42,16 +42,40 @@ describe('File (CSV) connector settings', () => {
   });
 
   it('passes the generic validation with defaults filled in, and the connector reads the result', () => {
-    const { plain } = validateConnectorSettings(FILE_CONNECTOR_SETTINGS, { filePath: 'hr/people.csv', delimiter: '\t', mode: 'bidirectional' });
+    const { plain } = validateConnectorSettings(FILE_CONNECTOR_SETTINGS, {
+      filePath: 'hr/people.csv',
+      delimiter: '\t',
+      mode: 'bidirectional',
+    });
     expect(plain).toEqual({
-      filePath: 'hr/people.csv', delimiter: '\t', quote: '"', encoding: 'utf-8', multiValueDelimiter: '|', objectType: 'person',
-      objectTypeColumn: null, mode: 'Bidirectional', sampleRows: 1000,
+      filePath: 'hr/people.csv',
+      delimiter: '\t',
+      quote: '"',
+      encoding: 'utf-8',
+      multiValueDelimiter: '|',
+      objectType: 'person',
+      objectTypeColumn: null,
+      mode: 'Bidirectional',
+      sampleRows: 1000,
     });
     expect(parseFileSettings(plain)).toEqual({
-      filePath: 'hr/people.csv', delimiter: '\t', quote: '"', encoding: 'utf-8', nodeEncoding: 'utf8', writeBom: false, multiValueDelimiter: '|',
-      objectType: 'person', objectTypeColumn: null, mode: 'Bidirectional', sampleRows: 1000,
+      filePath: 'hr/people.csv',
+      delimiter: '\t',
+      quote: '"',
+      encoding: 'utf-8',
+      nodeEncoding: 'utf8',
+      writeBom: false,
+      multiValueDelimiter: '|',
+      objectType: 'person',
+      objectTypeColumn: null,
+      mode: 'Bidirectional',
+      sampleRows: 1000,
     });
-    expect(fieldsOf(() => validateConnectorSettings(FILE_CONNECTOR_SETTINGS, { encoding: 'utf-16', sampleRows: 0 }))).toEqual(['settings.encoding', 'settings.filePath', 'settings.sampleRows']);
+    expect(fieldsOf(() => validateConnectorSettings(FILE_CONNECTOR_SETTINGS, { encoding: 'utf-16', sampleRows: 0 }))).toEqual([
+      'settings.encoding',
+      'settings.filePath',
+      'settings.sampleRows',
+    ]);
   });
 
   it.each([
@@ -60,7 +84,10 @@ describe('File (CSV) connector settings', () => {
     [{ encoding: 'utf-8-bom' }, { encoding: 'utf-8-bom', nodeEncoding: 'utf8', writeBom: true }],
     [{ mode: 'export' }, { mode: 'Export' }],
     [{ sampleRows: '50' }, { sampleRows: 50 }],
-    [{ objectTypeColumn: 'kind', objectType: null }, { objectTypeColumn: 'kind', objectType: 'person' }],
+    [
+      { objectTypeColumn: 'kind', objectType: null },
+      { objectTypeColumn: 'kind', objectType: 'person' },
+    ],
   ])('normalises %j', (input, expected) => {
     expect(parseFileSettings({ filePath: 'a.csv', ...input })).toMatchObject(expected);
   });
@@ -102,7 +129,10 @@ describe('resolveConnectorFilePath', () => {
   });
 
   const refusal = async (relative: string): Promise<string> => {
-    const error = await resolveConnectorFilePath(root, relative).then(() => null, (e: unknown) => e);
+    const error = await resolveConnectorFilePath(root, relative).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(DomainError);
     expect(Object.keys((error as DomainError).validationErrors ?? {})).toEqual(['settings.filePath']);
     return (error as DomainError).message;
@@ -140,15 +170,31 @@ describe('resolveConnectorFilePath', () => {
 
 describe('value parsing and type inference', () => {
   it.each([
-    ['Integer', '42', 42], ['Integer', ' -7 ', -7], ['Integer', '007', 7], ['Integer', '1.5', undefined], ['Integer', '9007199254740993', undefined],
-    ['Decimal', '1.5', 1.5], ['Decimal', '-2e3', -2000], ['Decimal', 'abc', undefined],
-    ['Boolean', 'TRUE', true], ['Boolean', 'no', false], ['Boolean', '1', true], ['Boolean', '0', false], ['Boolean', 'maybe', undefined],
-    ['DateTime', '2024-01-15', '2024-01-15T00:00:00.000Z'], ['DateTime', '2024-01-15T10:20:30Z', '2024-01-15T10:20:30.000Z'],
-    ['DateTime', '2024-01-15T10:20:30.123+02:00', '2024-01-15T08:20:30.123Z'], ['DateTime', '2024-01-15 10:20', '2024-01-15T10:20:00.000Z'],
+    ['Integer', '42', 42],
+    ['Integer', ' -7 ', -7],
+    ['Integer', '007', 7],
+    ['Integer', '1.5', undefined],
+    ['Integer', '9007199254740993', undefined],
+    ['Decimal', '1.5', 1.5],
+    ['Decimal', '-2e3', -2000],
+    ['Decimal', 'abc', undefined],
+    ['Boolean', 'TRUE', true],
+    ['Boolean', 'no', false],
+    ['Boolean', '1', true],
+    ['Boolean', '0', false],
+    ['Boolean', 'maybe', undefined],
+    ['DateTime', '2024-01-15', '2024-01-15T00:00:00.000Z'],
+    ['DateTime', '2024-01-15T10:20:30Z', '2024-01-15T10:20:30.000Z'],
+    ['DateTime', '2024-01-15T10:20:30.123+02:00', '2024-01-15T08:20:30.123Z'],
+    ['DateTime', '2024-01-15 10:20', '2024-01-15T10:20:00.000Z'],
     ['DateTime', '2024-01-15T10:20:30+0100', '2024-01-15T09:20:30.000Z'],
-    ['DateTime', '2024-02-30', undefined], ['DateTime', '15/01/2024', undefined], ['DateTime', '2024-01-15T25:00', undefined],
-    ['Guid', '{8D8AC610-566D-4EF0-9C22-186B2A5ED793}', '8d8ac610-566d-4ef0-9c22-186b2a5ed793'], ['Guid', '8d8ac610566d4ef09c22186b2a5ed793', undefined],
-    ['String', ' kept as is ', ' kept as is '], ['Reference', 'EMP000001', 'EMP000001'],
+    ['DateTime', '2024-02-30', undefined],
+    ['DateTime', '15/01/2024', undefined],
+    ['DateTime', '2024-01-15T25:00', undefined],
+    ['Guid', '{8D8AC610-566D-4EF0-9C22-186B2A5ED793}', '8d8ac610-566d-4ef0-9c22-186b2a5ed793'],
+    ['Guid', '8d8ac610566d4ef09c22186b2a5ed793', undefined],
+    ['String', ' kept as is ', ' kept as is '],
+    ['Reference', 'EMP000001', 'EMP000001'],
   ] as const)('parses %s %j', (type, raw, expected) => {
     expect(parseValue(type, raw)).toBe(expected);
   });

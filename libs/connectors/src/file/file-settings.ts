@@ -7,43 +7,98 @@ export type FileMode = 'Import' | 'Export' | 'Bidirectional';
 /** The settings schema of the File (CSV) connector. Names are part of the API: connected systems store them. */
 export const FILE_CONNECTOR_SETTINGS: readonly ConnectorSettingDefinition[] = [
   {
-    name: 'filePath', displayName: 'File path', type: 'FilePath', required: true, secret: false, maxLength: 1024,
-    description: 'Path of the CSV file relative to the connector-files root (MERIDIAN_CONNECTOR_FILES_ROOT), e.g. "hr/people.csv". '
-      + 'Absolute paths, ".." segments that leave the root and symbolic links that resolve outside it are refused.',
+    name: 'filePath',
+    displayName: 'File path',
+    type: 'FilePath',
+    required: true,
+    secret: false,
+    maxLength: 1024,
+    description:
+      'Path of the CSV file relative to the connector-files root (MERIDIAN_CONNECTOR_FILES_ROOT), e.g. "hr/people.csv". ' +
+      'Absolute paths, ".." segments that leave the root and symbolic links that resolve outside it are refused.',
   },
   {
-    name: 'delimiter', displayName: 'Delimiter', type: 'String', required: false, secret: false, defaultValue: ',', maxLength: 2,
+    name: 'delimiter',
+    displayName: 'Delimiter',
+    type: 'String',
+    required: false,
+    secret: false,
+    defaultValue: ',',
+    maxLength: 2,
     description: 'Field delimiter: one character, or "\\t" for tab-separated files.',
   },
   {
-    name: 'quote', displayName: 'Quote character', type: 'String', required: false, secret: false, defaultValue: '"', maxLength: 1,
+    name: 'quote',
+    displayName: 'Quote character',
+    type: 'String',
+    required: false,
+    secret: false,
+    defaultValue: '"',
+    maxLength: 1,
     description: 'Character that encloses fields containing the delimiter, quotes or line breaks; doubled inside a field to escape it.',
   },
   {
-    name: 'encoding', displayName: 'Encoding', type: 'Enum', required: false, secret: false, defaultValue: 'utf-8',
+    name: 'encoding',
+    displayName: 'Encoding',
+    type: 'Enum',
+    required: false,
+    secret: false,
+    defaultValue: 'utf-8',
     allowedValues: ['utf-8', 'utf-8-bom', 'latin1'],
-    description: 'Character encoding. A byte order mark is always skipped on read (and a UTF-8 BOM means UTF-8 whatever this says); '
-      + '"utf-8-bom" writes one on export.',
+    description:
+      'Character encoding. A byte order mark is always skipped on read (and a UTF-8 BOM means UTF-8 whatever this says); ' +
+      '"utf-8-bom" writes one on export.',
   },
   {
-    name: 'multiValueDelimiter', displayName: 'Multi-value delimiter', type: 'String', required: false, secret: false, defaultValue: '|', maxLength: 10,
+    name: 'multiValueDelimiter',
+    displayName: 'Multi-value delimiter',
+    type: 'String',
+    required: false,
+    secret: false,
+    defaultValue: '|',
+    maxLength: 10,
     description: 'Separates the values of a multi-valued attribute inside one field, e.g. "a@example.com|b@example.com".',
   },
   {
-    name: 'objectType', displayName: 'Object type', type: 'String', required: false, secret: false, defaultValue: 'person', maxLength: 255,
+    name: 'objectType',
+    displayName: 'Object type',
+    type: 'String',
+    required: false,
+    secret: false,
+    defaultValue: 'person',
+    maxLength: 255,
     description: 'Object type of every row when no object type column is set.',
   },
   {
-    name: 'objectTypeColumn', displayName: 'Object type column', type: 'String', required: false, secret: false, maxLength: 255,
-    description: 'Column holding each row\'s object type (e.g. "type" with values "person" and "group"). When set, schema discovery '
-      + 'finds one object type per distinct value in the sample rows and "Object type" is ignored.',
+    name: 'objectTypeColumn',
+    displayName: 'Object type column',
+    type: 'String',
+    required: false,
+    secret: false,
+    maxLength: 255,
+    description:
+      'Column holding each row\'s object type (e.g. "type" with values "person" and "group"). When set, schema discovery ' +
+      'finds one object type per distinct value in the sample rows and "Object type" is ignored.',
   },
   {
-    name: 'mode', displayName: 'Mode', type: 'Enum', required: false, secret: false, defaultValue: 'Import', allowedValues: ['Import', 'Export', 'Bidirectional'],
+    name: 'mode',
+    displayName: 'Mode',
+    type: 'Enum',
+    required: false,
+    secret: false,
+    defaultValue: 'Import',
+    allowedValues: ['Import', 'Export', 'Bidirectional'],
     description: 'Import reads the file, Export writes it, Bidirectional does both.',
   },
   {
-    name: 'sampleRows', displayName: 'Sample rows', type: 'Integer', required: false, secret: false, defaultValue: 1000, minimum: 1, maximum: 100000,
+    name: 'sampleRows',
+    displayName: 'Sample rows',
+    type: 'Integer',
+    required: false,
+    secret: false,
+    defaultValue: 1000,
+    minimum: 1,
+    maximum: 100000,
     description: 'Number of data rows read by schema discovery to infer attribute types, plurality and the external ID.',
   },
 ];
@@ -113,7 +168,8 @@ export function parseFileSettings(settings: RawSettings): FileSettings {
 
   const sampleText = text(settings, 'sampleRows');
   const sampleRows = sampleText === null ? Number(defaultOf('sampleRows')) : Number(sampleText);
-  if (!Number.isSafeInteger(sampleRows) || sampleRows < 1 || sampleRows > 100_000) errors.add('settings.sampleRows', 'Sample rows must be a whole number from 1 to 100000.');
+  if (!Number.isSafeInteger(sampleRows) || sampleRows < 1 || sampleRows > 100_000)
+    errors.add('settings.sampleRows', 'Sample rows must be a whole number from 1 to 100000.');
 
   errors.throwIfAny('One or more File (CSV) connector settings are invalid.');
   return {

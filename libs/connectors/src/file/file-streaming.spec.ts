@@ -27,10 +27,28 @@ describe('FileConnector: streaming a large file', () => {
     const schema = await new FileConnector().discoverSchema({ settings: { filePath: 'hr.csv' }, filesRoot: root });
     expect(schema.objectTypes.map((t) => t.name)).toEqual(['person']);
     const attributes = schema.objectTypes[0].attributes;
-    expect(attributes.map((a) => a.name)).toEqual(['employeeId', 'firstName', 'lastName', 'email', 'department', 'title', 'company', 'pronouns',
-      'samAccountName', 'displayName', 'status', 'userPrincipalName', 'employeeType', 'employeeEndDate', 'manager']);
+    expect(attributes.map((a) => a.name)).toEqual([
+      'employeeId',
+      'firstName',
+      'lastName',
+      'email',
+      'department',
+      'title',
+      'company',
+      'pronouns',
+      'samAccountName',
+      'displayName',
+      'status',
+      'userPrincipalName',
+      'employeeType',
+      'employeeEndDate',
+      'manager',
+    ]);
     expect(attributes.filter((a) => a.suggestedExternalId).map((a) => a.name)).toEqual(['employeeId']);
-    expect(attributes.filter((a) => a.type !== 'String').map((a) => [a.name, a.type])).toEqual([['employeeEndDate', 'DateTime'], ['manager', 'Reference']]);
+    expect(attributes.filter((a) => a.type !== 'String').map((a) => [a.name, a.type])).toEqual([
+      ['employeeEndDate', 'DateTime'],
+      ['manager', 'Reference'],
+    ]);
     expect(attributes.every((a) => a.plurality === 'Single')).toBe(true);
   });
 
@@ -58,10 +76,22 @@ describe('FileConnector: streaming a large file', () => {
         process.stdout.write(JSON.stringify({ objects, errors, pages, last, retainedPeak }));
       })().catch((error) => { console.error(error); process.exit(1); });`;
     const output = execFileSync(process.execPath, ['--expose-gc', '-r', REGISTER, '-e', script], {
-      encoding: 'utf8', env: { ...process.env, HR_ROOT: root }, timeout: 110_000,
+      encoding: 'utf8',
+      env: { ...process.env, HR_ROOT: root },
+      timeout: 110_000,
     });
-    const result = JSON.parse(output) as { objects: number; errors: number; pages: number; last: Record<string, string>; retainedPeak: number };
-    expect({ objects: result.objects, errors: result.errors, pages: result.pages }).toEqual({ objects: ROWS, errors: 0, pages: ROWS / 1000 });
+    const result = JSON.parse(output) as {
+      objects: number;
+      errors: number;
+      pages: number;
+      last: Record<string, string>;
+      retainedPeak: number;
+    };
+    expect({ objects: result.objects, errors: result.errors, pages: result.pages }).toEqual({
+      objects: ROWS,
+      errors: 0,
+      pages: ROWS / 1000,
+    });
     expect(result.last).toMatchObject({ employeeId: 'EMP200000', manager: 'EMP025000' });
     // Reading the file into memory would retain more than its size (as UTF-16 strings); streaming retains
     // little more than one page. A quarter of the file leaves ample room for allocator noise.

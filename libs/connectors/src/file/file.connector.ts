@@ -2,7 +2,14 @@ import { constants as fsConstants, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { DomainError } from '@meridian/domain';
 import type {
-  Connector, ConnectorCapabilities, ConnectorContext, DiscoveredSchema, ExportSession, ImportRequest, ImportSession, TestConnectionResult,
+  Connector,
+  ConnectorCapabilities,
+  ConnectorContext,
+  DiscoveredSchema,
+  ExportSession,
+  ImportRequest,
+  ImportSession,
+  TestConnectionResult,
 } from '../connector.contract';
 import { openCsv } from './csv-reader';
 import { openFileExport } from './file-export';
@@ -44,8 +51,9 @@ function explain(error: unknown): string {
 export class FileConnector implements Connector {
   readonly type = 'File';
   readonly displayName = 'File (CSV)';
-  readonly description = 'Reads and writes a delimited text (CSV) file under the connector-files root: streaming full import, '
-    + 'schema discovery with type inference, and exports that rewrite the file atomically once per run and confirm themselves.';
+  readonly description =
+    'Reads and writes a delimited text (CSV) file under the connector-files root: streaming full import, ' +
+    'schema discovery with type inference, and exports that rewrite the file atomically once per run and confirm themselves.';
   readonly capabilities = CAPABILITIES;
   readonly settings = FILE_CONNECTOR_SETTINGS;
 
@@ -80,30 +88,44 @@ export class FileConnector implements Connector {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       }
       if (stat && !stat.isFile()) return { success: false, message: `"${settings.filePath}" is not a file.`, details };
-      if (!stat && reads) return { success: false, message: `File "${settings.filePath}" does not exist under the connector-files root.`, details };
+      if (!stat && reads)
+        return { success: false, message: `File "${settings.filePath}" does not exist under the connector-files root.`, details };
       if (writes) {
         try {
           await fsp.access(path.dirname(filePath), fsConstants.W_OK);
         } catch {
-          return { success: false, message: `The directory of "${settings.filePath}" is not writable, so exports cannot replace the file.`, details };
+          return {
+            success: false,
+            message: `The directory of "${settings.filePath}" is not writable, so exports cannot replace the file.`,
+            details,
+          };
         }
       }
       if (!stat) {
-        return { success: true, message: `File "${settings.filePath}" does not exist yet; its directory is writable, so the first export will create it.`, details: { ...details, exists: false } };
+        return {
+          success: true,
+          message: `File "${settings.filePath}" does not exist yet; its directory is writable, so the first export will create it.`,
+          details: { ...details, exists: false },
+        };
       }
       await fsp.access(filePath, fsConstants.R_OK);
       const doc = await openCsv(filePath, { delimiter: settings.delimiter, quote: settings.quote, encoding: settings.nodeEncoding });
       if (!doc) {
         const ok = !reads;
-        return { success: ok, message: `File "${settings.filePath}" (${formatSize(stat.size)}) is empty${ok ? '; the first export will write a header' : ': a header row is needed'}.`, details: { ...details, exists: true, size: stat.size } };
+        return {
+          success: ok,
+          message: `File "${settings.filePath}" (${formatSize(stat.size)}) is empty${ok ? '; the first export will write a header' : ': a header row is needed'}.`,
+          details: { ...details, exists: true, size: stat.size },
+        };
       }
       await doc.rows.return(undefined);
       const header = checkHeader(doc.header, settings);
       const shown = header.columns.length > 20 ? `${header.columns.slice(0, 20).join(', ')}, …` : header.columns.join(', ');
       return {
         success: true,
-        message: `Found "${settings.filePath}" (${formatSize(stat.size)}) with ${header.columns.length} column(s): ${shown}.`
-          + (writes ? ' The directory is writable.' : ''),
+        message:
+          `Found "${settings.filePath}" (${formatSize(stat.size)}) with ${header.columns.length} column(s): ${shown}.` +
+          (writes ? ' The directory is writable.' : ''),
         details: { ...details, exists: true, size: stat.size, columns: header.columns },
       };
     } catch (error) {
@@ -117,16 +139,23 @@ export class FileConnector implements Connector {
     try {
       await fsp.access(filePath, fsConstants.R_OK);
     } catch {
-      throw DomainError.validation('settings.filePath', `File "${settings.filePath}" does not exist under the connector-files root or cannot be read.`);
+      throw DomainError.validation(
+        'settings.filePath',
+        `File "${settings.filePath}" does not exist under the connector-files root or cannot be read.`,
+      );
     }
     return discoverFileSchema(filePath, settings);
   }
 
   import(ctx: ConnectorContext, request: ImportRequest): ImportSession {
     if (request.mode !== 'Full') throw DomainError.badRequest('The File (CSV) connector does not support delta import; run a full import.');
-    if (!Number.isSafeInteger(request.pageSize) || request.pageSize < 1) throw DomainError.validation('pageSize', 'Page size must be a positive whole number.');
+    if (!Number.isSafeInteger(request.pageSize) || request.pageSize < 1)
+      throw DomainError.validation('pageSize', 'Page size must be a positive whole number.');
     const settings = parseFileSettings(ctx.settings);
-    if (settings.mode === 'Export') throw DomainError.badRequest('This File (CSV) connected system is in Export mode and cannot import; set mode to Import or Bidirectional.');
+    if (settings.mode === 'Export')
+      throw DomainError.badRequest(
+        'This File (CSV) connected system is in Export mode and cannot import; set mode to Import or Bidirectional.',
+      );
     return {
       pages: () => this.pages(ctx, settings, request.pageSize),
       watermark: () => null,
@@ -135,7 +164,10 @@ export class FileConnector implements Connector {
 
   async openExport(ctx: ConnectorContext): Promise<ExportSession> {
     const settings = parseFileSettings(ctx.settings);
-    if (settings.mode === 'Import') throw DomainError.badRequest('This File (CSV) connected system is in Import mode and cannot export; set mode to Export or Bidirectional.');
+    if (settings.mode === 'Import')
+      throw DomainError.badRequest(
+        'This File (CSV) connected system is in Import mode and cannot export; set mode to Export or Bidirectional.',
+      );
     const filePath = await this.resolvePath(ctx, settings);
     return openFileExport(filePath, { ...settings, filePath: ctx.filePathOverride || settings.filePath }, ctx);
   }

@@ -12,7 +12,10 @@ export class RowSpool {
   private buffered = 0;
   private count = 0;
 
-  private constructor(readonly path: string, private handle: fsp.FileHandle | null) {}
+  private constructor(
+    readonly path: string,
+    private handle: fsp.FileHandle | null,
+  ) {}
 
   /** Creates the spool file (which must not exist yet). */
   static async create(path: string): Promise<RowSpool> {

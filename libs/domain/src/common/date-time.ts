@@ -35,7 +35,9 @@ export function parseDateTime(text: string): Date | null {
   const m = ISO.exec(trimmed) ?? GENERALIZED_TIME.exec(trimmed);
   if (!m) return null;
   const [, y, mo, d, h, mi, s, fraction, zone] = m;
-  const hour = Number(h ?? 0), minute = Number(mi ?? 0), second = Number(s ?? 0);
+  const hour = Number(h ?? 0),
+    minute = Number(mi ?? 0),
+    second = Number(s ?? 0);
   if (hour > 23 || minute > 59 || second > 59) return null;
   const ms = fraction ? Math.floor(Number(`0.${fraction}`) * 1000) : 0;
   const date = utc(Number(y), Number(mo), Number(d), hour, minute, second, ms);

@@ -11,6 +11,7 @@ export function relativePathProblem(path: string, root: { description: string; m
   if (path.startsWith('/') || path.startsWith('\\') || /^[A-Za-z]:/.test(path) || path.startsWith('~')) {
     return `must be relative to the ${root.description}, not absolute.`;
   }
-  if (path.split(/[\\/]+/).some((segment) => segment === '..')) return `must not contain ".." segments: it must stay inside the ${root.description.replace(/ \(.*\)$/, '')}.`;
+  if (path.split(/[\\/]+/).some((segment) => segment === '..'))
+    return `must not contain ".." segments: it must stay inside the ${root.description.replace(/ \(.*\)$/, '')}.`;
   return null;
 }

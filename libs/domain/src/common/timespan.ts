@@ -7,7 +7,9 @@ export function parseTimeSpan(text: string): number | null {
   const m = TIMESPAN.exec(text.trim());
   if (!m) return null;
   const [, d, h, min, s, frac] = m;
-  const hours = Number(h), minutes = Number(min), seconds = Number(s);
+  const hours = Number(h),
+    minutes = Number(min),
+    seconds = Number(s);
   if (hours > 23 || minutes > 59 || seconds > 59) return null;
   const fraction = frac ? Number(`0.${frac}`) : 0;
   return ((Number(d ?? 0) * 24 + hours) * 3600 + minutes * 60 + seconds + fraction) * 1000;

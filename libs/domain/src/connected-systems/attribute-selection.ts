@@ -60,7 +60,8 @@ function finalStates(attributes: readonly AttributeSelectionState[], active: rea
   for (const a of attributes) {
     const u = byId.get(a.id);
     const isExternalId = u?.isExternalId ?? (externalIdHolder !== undefined && externalIdHolder !== a.id ? false : a.isExternalId);
-    const isSecondaryExternalId = u?.isSecondaryExternalId ?? (secondaryHolder !== undefined && secondaryHolder !== a.id ? false : a.isSecondaryExternalId);
+    const isSecondaryExternalId =
+      u?.isSecondaryExternalId ?? (secondaryHolder !== undefined && secondaryHolder !== a.id ? false : a.isSecondaryExternalId);
     const selected = isExternalId || isSecondaryExternalId ? true : (u?.selected ?? a.selected);
     out.set(a.id, { id: a.id, name: a.name, selected, isExternalId, isSecondaryExternalId });
   }
@@ -83,7 +84,11 @@ export function planAttributeSelection(
     const setters = active.filter((e) => e.update[field] === true);
     const label = field === 'isExternalId' ? 'external ID' : 'secondary external ID';
     for (const extra of setters.slice(1)) {
-      errors.push({ attributeId: extra.id, field, message: `Only one attribute of an object type can be the ${label}; this request already sets "${names.get(setters[0].id)}" (${setters[0].id}).` });
+      errors.push({
+        attributeId: extra.id,
+        field,
+        message: `Only one attribute of an object type can be the ${label}; this request already sets "${names.get(setters[0].id)}" (${setters[0].id}).`,
+      });
     }
     const refused = new Set(setters.slice(1).map((e) => e.id));
     active = active.filter((e) => !refused.has(e.id));
@@ -102,7 +107,11 @@ export function planAttributeSelection(
         refused.add(e.id);
       } else if (e.update.selected === false && (s.isExternalId || s.isSecondaryExternalId)) {
         const what = s.isExternalId ? 'the external ID' : 'the secondary external ID';
-        errors.push({ attributeId: e.id, field: 'selected', message: `"${s.name}" is ${what} of its object type and cannot be deselected; designate another attribute first or clear the flag in the same update.` });
+        errors.push({
+          attributeId: e.id,
+          field: 'selected',
+          message: `"${s.name}" is ${what} of its object type and cannot be deselected; designate another attribute first or clear the flag in the same update.`,
+        });
         refused.add(e.id);
       }
     }

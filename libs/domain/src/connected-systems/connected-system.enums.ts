@@ -14,10 +14,14 @@ export const RUN_TYPES: readonly RunType[] = Object.values(RunType);
 /** The connector capability a run type needs; synchronisation never talks to the connector. */
 export function requiredCapability(runType: RunType): 'fullImport' | 'deltaImport' | 'export' | null {
   switch (runType) {
-    case RunType.FullImport: return 'fullImport';
-    case RunType.DeltaImport: return 'deltaImport';
-    case RunType.Export: return 'export';
-    default: return null;
+    case RunType.FullImport:
+      return 'fullImport';
+    case RunType.DeltaImport:
+      return 'deltaImport';
+    case RunType.Export:
+      return 'export';
+    default:
+      return null;
   }
 }
 

@@ -56,7 +56,9 @@ export interface NewSchemaAttribute {
 }
 
 /** Connector-owned fields of an attribute that a re-import refreshes. */
-export type AttributeSchemaChanges = Partial<Pick<StoredSchemaAttribute, 'name' | 'type' | 'plurality' | 'writability' | 'description' | 'className' | 'presentInSchema'>>;
+export type AttributeSchemaChanges = Partial<
+  Pick<StoredSchemaAttribute, 'name' | 'type' | 'plurality' | 'writability' | 'description' | 'className' | 'presentInSchema'>
+>;
 
 export interface SchemaDiff {
   objectTypesToAdd: Array<{ name: string; attributes: NewSchemaAttribute[] }>;
@@ -96,7 +98,11 @@ function unique<T extends { name: string }>(items: readonly T[], what: (name: st
  * Applies the connector's external ID suggestions to new attributes: only the first suggested
  * attribute, and only when the object type has no external ID (resp. secondary external ID) yet.
  */
-function newAttributes(discovered: DiscoveredSchemaAttribute[], hasExternalId: boolean, hasSecondaryExternalId: boolean): NewSchemaAttribute[] {
+function newAttributes(
+  discovered: DiscoveredSchemaAttribute[],
+  hasExternalId: boolean,
+  hasSecondaryExternalId: boolean,
+): NewSchemaAttribute[] {
   let externalIdTaken = hasExternalId;
   let secondaryTaken = hasSecondaryExternalId;
   return discovered.map((a) => {
@@ -133,12 +139,21 @@ function attributeChanges(stored: StoredSchemaAttribute, found: DiscoveredSchema
 /** Compares the stored schema of a connected system with a freshly discovered one. */
 export function diffSchema(stored: readonly StoredSchemaObjectType[], discovered: readonly DiscoveredSchemaObjectType[]): SchemaDiff {
   const diff: SchemaDiff = {
-    objectTypesToAdd: [], attributesToAdd: [], objectTypeUpdates: [], attributeUpdates: [],
-    objectTypesRemoved: [], attributesRemoved: [], objectTypesRestored: [], attributesRestored: [], attributesChanged: [],
-    warnings: [], affectsSelection: false,
+    objectTypesToAdd: [],
+    attributesToAdd: [],
+    objectTypeUpdates: [],
+    attributeUpdates: [],
+    objectTypesRemoved: [],
+    attributesRemoved: [],
+    objectTypesRestored: [],
+    attributesRestored: [],
+    attributesChanged: [],
+    warnings: [],
+    affectsSelection: false,
   };
   const types = unique(discovered, (n) => `Object type "${n}"`, diff.warnings);
-  if (!types.length) diff.warnings.push('The connector reported no object types; existing ones are kept and flagged as no longer in the schema.');
+  if (!types.length)
+    diff.warnings.push('The connector reported no object types; existing ones are kept and flagged as no longer in the schema.');
   const storedByName = new Map(stored.map((t) => [key(t.name), t]));
   const discoveredNames = new Set(types.map((t) => key(t.name)));
 
@@ -161,7 +176,11 @@ export function diffSchema(stored: readonly StoredSchemaObjectType[], discovered
     const storedAttributes = new Map(existing.attributes.map((a) => [key(a.name), a]));
     const foundNames = new Set(attributes.map((a) => key(a.name)));
     const added = attributes.filter((a) => !storedAttributes.has(key(a.name)));
-    const fresh = newAttributes(added, existing.attributes.some((a) => a.isExternalId), existing.attributes.some((a) => a.isSecondaryExternalId));
+    const fresh = newAttributes(
+      added,
+      existing.attributes.some((a) => a.isExternalId),
+      existing.attributes.some((a) => a.isSecondaryExternalId),
+    );
     for (const attribute of fresh) {
       diff.attributesToAdd.push({ objectTypeId: existing.id, objectType: type.name, attribute });
       if (existing.selected && attribute.selected) diff.affectsSelection = true;
@@ -175,11 +194,17 @@ export function diffSchema(stored: readonly StoredSchemaObjectType[], discovered
       if (changes.presentInSchema) diff.attributesRestored.push({ objectType: type.name, attribute: found.name });
       const fields = Object.keys(changes).filter((f) => f !== 'presentInSchema' && f !== 'name');
       if (fields.length) diff.attributesChanged.push({ objectType: type.name, attribute: found.name, fields });
-      if (existing.selected && current.selected && (changes.presentInSchema || changes.type || changes.plurality)) diff.affectsSelection = true;
+      if (existing.selected && current.selected && (changes.presentInSchema || changes.type || changes.plurality))
+        diff.affectsSelection = true;
     }
     for (const current of existing.attributes) {
       if (foundNames.has(key(current.name)) || !current.presentInSchema) continue;
-      diff.attributeUpdates.push({ id: current.id, objectType: existing.name, attribute: current.name, changes: { presentInSchema: false } });
+      diff.attributeUpdates.push({
+        id: current.id,
+        objectType: existing.name,
+        attribute: current.name,
+        changes: { presentInSchema: false },
+      });
       diff.attributesRemoved.push({ objectType: existing.name, attribute: current.name });
       if (existing.selected && current.selected) diff.affectsSelection = true;
     }

@@ -36,9 +36,10 @@ export function decideDeletion(input: DeletionInput): DeletionDecision {
       const triggers = type.deletionTriggerConnectedSystemIds;
       if (!triggers.length) break;
       const gone = triggers.filter((id) => !input.remainingSystemIds.includes(id));
-      triggered = type.deletionTriggerMode === DeletionTriggerMode.All
-        ? gone.length === triggers.length && input.disconnectedSystemIds.some((id) => triggers.includes(id))
-        : input.disconnectedSystemIds.some((id) => triggers.includes(id));
+      triggered =
+        type.deletionTriggerMode === DeletionTriggerMode.All
+          ? gone.length === triggers.length && input.disconnectedSystemIds.some((id) => triggers.includes(id))
+          : input.disconnectedSystemIds.some((id) => triggers.includes(id));
       break;
     }
     default:

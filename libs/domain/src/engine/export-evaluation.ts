@@ -77,9 +77,11 @@ export function evaluateExport(input: ExportInput): ExportEvaluation {
       errors.push({ errorType: result.errorType, message: result.message });
       continue;
     }
-    desired.push(attr.type === AttributeDataType.Reference
-      ? { a: attr.id, op: 'Replace', v: [], mv: result.values.map(String) }
-      : { a: attr.id, op: 'Replace', v: result.values });
+    desired.push(
+      attr.type === AttributeDataType.Reference
+        ? { a: attr.id, op: 'Replace', v: [], mv: result.values.map(String) }
+        : { a: attr.id, op: 'Replace', v: result.values },
+    );
   }
 
   if (!target) {

@@ -5,7 +5,12 @@ import { ExecutionErrorType } from './engine.enums';
 import { evaluateMapping, FlowInput, normaliseValues, sameValue, sameValues } from './flow-values';
 import type { EngineAttribute, MappingSource } from './sync-model';
 
-const attr = (type: string, plurality: 'Single' | 'Multi' = 'Single', name = `${type} attribute`): EngineAttribute => ({ id: 1, name, type, plurality });
+const attr = (type: string, plurality: 'Single' | 'Multi' = 'Single', name = `${type} attribute`): EngineAttribute => ({
+  id: 1,
+  name,
+  type,
+  plurality,
+});
 const INVALID = 'invalid' as const;
 
 describe('normaliseValues', () => {
@@ -65,7 +70,11 @@ describe('normaliseValues', () => {
   ])('%s %j → %j', (type, raw, expected) => {
     const result = normaliseValues(raw, attr(type));
     if (expected === INVALID) {
-      expect(result).toEqual({ ok: false, errorType: ExecutionErrorType.UnhandledError, message: expect.stringContaining(`is not a valid ${type} value.`) });
+      expect(result).toEqual({
+        ok: false,
+        errorType: ExecutionErrorType.UnhandledError,
+        message: expect.stringContaining(`is not a valid ${type} value.`),
+      });
     } else {
       expect(result).toEqual({ ok: true, values: expected });
     }
@@ -73,7 +82,9 @@ describe('normaliseValues', () => {
 
   it('names the attribute and the offending value, shortened to 100 characters', () => {
     expect(normaliseValues(['12', 'twelve'], attr(AttributeDataType.Integer, 'Single', 'Employee Number'))).toEqual({
-      ok: false, errorType: ExecutionErrorType.UnhandledError, message: 'Employee Number: "twelve" is not a valid Integer value.',
+      ok: false,
+      errorType: ExecutionErrorType.UnhandledError,
+      message: 'Employee Number: "twelve" is not a valid Integer value.',
     });
     const long = normaliseValues(['x'.repeat(500)], attr(AttributeDataType.Integer, 'Single', 'N'));
     expect(long.ok).toBe(false);
@@ -129,10 +140,23 @@ describe('evaluateMapping', () => {
     6: ['17'],
     7: [],
   };
-  const csByName: Record<string, unknown> = { firstName: '  Ann ', lastName: 'Lee', blank: '   ', emails: CS[4], employeeNumber: 'n/a', aliases: 'x;y;x' };
-  const input = (context: ExpressionContext = { cs: csByName, mv: { Department: 'Sales' } }): FlowInput => ({ values: (id) => CS[id] ?? [], context });
+  const csByName: Record<string, unknown> = {
+    firstName: '  Ann ',
+    lastName: 'Lee',
+    blank: '   ',
+    emails: CS[4],
+    employeeNumber: 'n/a',
+    aliases: 'x;y;x',
+  };
+  const input = (context: ExpressionContext = { cs: csByName, mv: { Department: 'Sales' } }): FlowInput => ({
+    values: (id) => CS[id] ?? [],
+    context,
+  });
   const direct = (attributeId: number): MappingSource => ({ attributeId, expression: null });
-  const expr = (text: string, attributeId: number | null = null): MappingSource => ({ attributeId, expression: compileExpressionOrThrow(text) });
+  const expr = (text: string, attributeId: number | null = null): MappingSource => ({
+    attributeId,
+    expression: compileExpressionOrThrow(text),
+  });
   const single = attr(AttributeDataType.String, 'Single', 'Display Name');
   const multi = attr(AttributeDataType.String, 'Multi', 'Emails');
 
@@ -140,36 +164,97 @@ describe('evaluateMapping', () => {
     ['a direct copy, trimmed', [direct(1)], single, { ok: true, values: ['Ann'] }],
     ['an absent source: no value', [direct(99)], single, { ok: true, values: [] }],
     ['a whitespace-only source: no value', [direct(3)], single, { ok: true, values: [] }],
-    ['a source with neither attribute nor expression: no value', [{ attributeId: null, expression: null }], single, { ok: true, values: [] }],
+    [
+      'a source with neither attribute nor expression: no value',
+      [{ attributeId: null, expression: null }],
+      single,
+      { ok: true, values: [] },
+    ],
     ['an expression over cs[…]', [expr('Trim(cs["firstName"]) + " " + Upper(cs["lastName"])')], single, { ok: true, values: ['Ann LEE'] }],
     ['an expression over mv[…]', [expr('Lower(mv["department"])')], single, { ok: true, values: ['sales'] }],
     ['an expression wins over the attribute of the same source', [expr('"computed"', 1)], single, { ok: true, values: ['computed'] }],
     ['an expression giving null: no value', [expr('cs["missing"]')], single, { ok: true, values: [] }],
     ['an expression giving whitespace: no value', [expr('cs["blank"]')], single, { ok: true, values: [] }],
     ['single-valued: the first source with a value wins', [direct(1), direct(2)], single, { ok: true, values: ['Ann'] }],
-    ['single-valued: empty and blank sources are skipped', [direct(7), direct(3), expr('cs["missing"]'), direct(2), direct(1)], single, { ok: true, values: ['Lee'] }],
+    [
+      'single-valued: empty and blank sources are skipped',
+      [direct(7), direct(3), expr('cs["missing"]'), direct(2), direct(1)],
+      single,
+      { ok: true, values: ['Lee'] },
+    ],
     ['single-valued: nothing anywhere', [direct(7), direct(3)], single, { ok: true, values: [] }],
-    ['multi-valued: one source, every value', [direct(4)], multi, { ok: true, values: ['ann@example.com', 'ANN@example.com', 'a.lee@example.com'] }],
-    ['multi-valued: the union of every source, duplicates removed, first-seen order',
-      [direct(4), direct(5), expr('"lee@example.com"')], multi, { ok: true, values: ['ann@example.com', 'ANN@example.com', 'a.lee@example.com', 'lee@example.com'] }],
-    ['multi-valued: an expression list is flattened and deduplicated', [expr('Split(cs["aliases"], ";")')], multi, { ok: true, values: ['x', 'y'] }],
+    [
+      'multi-valued: one source, every value',
+      [direct(4)],
+      multi,
+      { ok: true, values: ['ann@example.com', 'ANN@example.com', 'a.lee@example.com'] },
+    ],
+    [
+      'multi-valued: the union of every source, duplicates removed, first-seen order',
+      [direct(4), direct(5), expr('"lee@example.com"')],
+      multi,
+      { ok: true, values: ['ann@example.com', 'ANN@example.com', 'a.lee@example.com', 'lee@example.com'] },
+    ],
+    [
+      'multi-valued: an expression list is flattened and deduplicated',
+      [expr('Split(cs["aliases"], ";")')],
+      multi,
+      { ok: true, values: ['x', 'y'] },
+    ],
     ['multi-valued: nothing anywhere', [direct(7), direct(3)], multi, { ok: true, values: [] }],
-    ['a typed target converts the value', [direct(6)], attr(AttributeDataType.Integer, 'Single', 'Employee Number'), { ok: true, values: [17] }],
+    [
+      'a typed target converts the value',
+      [direct(6)],
+      attr(AttributeDataType.Integer, 'Single', 'Employee Number'),
+      { ok: true, values: [17] },
+    ],
   ])('%s', (_name, sources, target, expected) => {
     expect(evaluateMapping(sources, input(), target)).toEqual(expected);
   });
 
   it.each<[string, MappingSource[], EngineAttribute, unknown]>([
-    ['several values into a single-valued target', [direct(4)], single,
-      { ok: false, errorType: ExecutionErrorType.MultiValuedToSingleValued, message: 'Display Name is single-valued but the source gave 3 values.' }],
-    ['a list expression into a single-valued target', [expr('Split("a;b", ";")')], single,
-      { ok: false, errorType: ExecutionErrorType.MultiValuedToSingleValued, message: 'Display Name is single-valued but the source gave 2 values.' }],
-    ['an expression that throws', [expr('Left(cs["firstName"], -1)')], single,
-      { ok: false, errorType: ExecutionErrorType.ExpressionEvaluationError, message: 'Display Name: Left: count must be 0 or more, got -1' }],
-    ['an expression that throws in a later source of a multi-valued target', [direct(4), expr('Left("x", -1)')], multi,
-      { ok: false, errorType: ExecutionErrorType.ExpressionEvaluationError, message: 'Emails: Left: count must be 0 or more, got -1' }],
-    ['a value that is not of the target type', [expr('cs["employeeNumber"]')], attr(AttributeDataType.Integer, 'Single', 'Employee Number'),
-      { ok: false, errorType: ExecutionErrorType.UnhandledError, message: 'Employee Number: "n/a" is not a valid Integer value.' }],
+    [
+      'several values into a single-valued target',
+      [direct(4)],
+      single,
+      {
+        ok: false,
+        errorType: ExecutionErrorType.MultiValuedToSingleValued,
+        message: 'Display Name is single-valued but the source gave 3 values.',
+      },
+    ],
+    [
+      'a list expression into a single-valued target',
+      [expr('Split("a;b", ";")')],
+      single,
+      {
+        ok: false,
+        errorType: ExecutionErrorType.MultiValuedToSingleValued,
+        message: 'Display Name is single-valued but the source gave 2 values.',
+      },
+    ],
+    [
+      'an expression that throws',
+      [expr('Left(cs["firstName"], -1)')],
+      single,
+      {
+        ok: false,
+        errorType: ExecutionErrorType.ExpressionEvaluationError,
+        message: 'Display Name: Left: count must be 0 or more, got -1',
+      },
+    ],
+    [
+      'an expression that throws in a later source of a multi-valued target',
+      [direct(4), expr('Left("x", -1)')],
+      multi,
+      { ok: false, errorType: ExecutionErrorType.ExpressionEvaluationError, message: 'Emails: Left: count must be 0 or more, got -1' },
+    ],
+    [
+      'a value that is not of the target type',
+      [expr('cs["employeeNumber"]')],
+      attr(AttributeDataType.Integer, 'Single', 'Employee Number'),
+      { ok: false, errorType: ExecutionErrorType.UnhandledError, message: 'Employee Number: "n/a" is not a valid Integer value.' },
+    ],
   ])('reports %s', (_name, sources, target, expected) => {
     expect(evaluateMapping(sources, input(), target)).toEqual(expected);
   });
@@ -180,7 +265,13 @@ describe('evaluateMapping', () => {
 
   it('turns Dates from expressions into the target type', () => {
     const context = { cs: { start: new Date('2024-03-01T10:00:00.000Z') } };
-    expect(evaluateMapping([expr('cs["start"]')], input(context), attr(AttributeDataType.DateTime))).toEqual({ ok: true, values: ['2024-03-01T10:00:00.000Z'] });
-    expect(evaluateMapping([expr('cs["start"]')], input(context), attr(AttributeDataType.String))).toEqual({ ok: true, values: ['2024-03-01T10:00:00.000Z'] });
+    expect(evaluateMapping([expr('cs["start"]')], input(context), attr(AttributeDataType.DateTime))).toEqual({
+      ok: true,
+      values: ['2024-03-01T10:00:00.000Z'],
+    });
+    expect(evaluateMapping([expr('cs["start"]')], input(context), attr(AttributeDataType.String))).toEqual({
+      ok: true,
+      values: ['2024-03-01T10:00:00.000Z'],
+    });
   });
 });

@@ -39,8 +39,11 @@ export function evaluateMapping(sources: readonly MappingSource[], input: FlowIn
     if (!normalised.ok) return normalised;
     if (target.plurality !== 'Multi') {
       if (normalised.values.length > 1) {
-        return { ok: false, errorType: ExecutionErrorType.MultiValuedToSingleValued,
-          message: `${target.name} is single-valued but the source gave ${normalised.values.length} values.` };
+        return {
+          ok: false,
+          errorType: ExecutionErrorType.MultiValuedToSingleValued,
+          message: `${target.name} is single-valued but the source gave ${normalised.values.length} values.`,
+        };
       }
       if (normalised.values.length === 1) return normalised;
       continue;
@@ -64,7 +67,11 @@ export function normaliseValues(raw: readonly unknown[], target: EngineAttribute
     const n = normaliseValue(v, target.type);
     if (n === undefined) continue;
     if (n === INVALID) {
-      return { ok: false, errorType: ExecutionErrorType.UnhandledError, message: `${target.name}: "${String(v).slice(0, 100)}" is not a valid ${target.type} value.` };
+      return {
+        ok: false,
+        errorType: ExecutionErrorType.UnhandledError,
+        message: `${target.name}: "${String(v).slice(0, 100)}" is not a valid ${target.type} value.`,
+      };
     }
     out.push(n);
   }

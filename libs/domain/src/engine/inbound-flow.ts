@@ -70,7 +70,11 @@ export function computeMetaverseAttributes(input: InboundInput): InboundResult {
       for (const mapping of rule.mappings) {
         const target = input.attributes.get(mapping.targetAttributeId);
         if (!target) continue;
-        const result = evaluateMapping(mapping.sources, { values: (id) => contributor.values(id), context: { cs: contributor.cs, mv: input.mv } }, target);
+        const result = evaluateMapping(
+          mapping.sources,
+          { values: (id) => contributor.values(id), context: { cs: contributor.cs, mv: input.mv } },
+          target,
+        );
         if (!result.ok) errors.push({ csoId: contributor.csoId, errorType: result.errorType, message: result.message });
         const list = candidates.get(target.id) ?? [];
         list.push({ mapping, contributor, values: result.ok ? result.values : null });
@@ -114,7 +118,8 @@ export function computeMetaverseAttributes(input: InboundInput): InboundResult {
       // or are frozen, stay; a joined system that no longer maps it, or one recalling its values, gives it up.
       next = current.filter((x) => x.s === null || stays(x));
     }
-    if (sameStored(current, next)) next = current; // the same values in another order are no change: keep the stored order
+    if (sameStored(current, next))
+      next = current; // the same values in another order are no change: keep the stored order
     else {
       changed.push(id);
       if (winner) flows.set(winner.contributor.csoId, (flows.get(winner.contributor.csoId) ?? 0) + 1);
@@ -127,7 +132,8 @@ export function computeMetaverseAttributes(input: InboundInput): InboundResult {
 /** The same values with the same provenance, in any order (multi-valued attributes are sets). */
 function sameStored(a: readonly StoredMetaverseValue[], b: readonly StoredMetaverseValue[]): boolean {
   if (a.length !== b.length) return false;
-  const same = (x: StoredMetaverseValue, y: StoredMetaverseValue) => sameValue(x.v, y.v) && (x.s ?? null) === (y.s ?? null) && (x.r ?? null) === (y.r ?? null);
+  const same = (x: StoredMetaverseValue, y: StoredMetaverseValue) =>
+    sameValue(x.v, y.v) && (x.s ?? null) === (y.s ?? null) && (x.r ?? null) === (y.r ?? null);
   if (a.every((x, i) => same(x, b[i]))) return true;
   // Another order: compare as multisets, in linear time (group memberships can be large).
   const key = (x: StoredMetaverseValue) => `${x.s ?? ''}\u0000${x.r ?? ''}\u0000${String(x.v)}`;

@@ -13,7 +13,13 @@ const ATTRS: EngineAttribute[] = [
 ];
 const SCHEMA = new Map(ATTRS.map((a) => [a.id, a]));
 
-const rule = (...csAttributeIds: number[]): MatchingRuleDef => ({ id: 1, order: 1, csAttributeIds, mvAttributeId: 100, caseSensitive: false });
+const rule = (...csAttributeIds: number[]): MatchingRuleDef => ({
+  id: 1,
+  order: 1,
+  csAttributeIds,
+  mvAttributeId: 100,
+  caseSensitive: false,
+});
 
 describe('matchingValues', () => {
   it.each<[string, number[], Record<number, unknown[]>, string[]]>([
@@ -21,9 +27,18 @@ describe('matchingValues', () => {
     ['case is kept (lookups lower-case it themselves)', [2], { 2: ['Ann.Lee@Example.com'] }, ['Ann.Lee@Example.com']],
     ['no value', [1], {}, []],
     ['whitespace-only is no value', [1], { 1: ['   '] }, []],
-    ['every value of a multi-valued attribute, duplicates removed', [3], { 3: ['smtp:a@x.com', 'smtp:b@x.com', ' smtp:a@x.com'] }, ['smtp:a@x.com', 'smtp:b@x.com']],
-    ['several attributes, in the rule\'s order, duplicates across them removed', [2, 1, 3],
-      { 1: ['E-1001'], 2: ['a@x.com'], 3: ['a@x.com', 'b@x.com'] }, ['a@x.com', 'E-1001', 'b@x.com']],
+    [
+      'every value of a multi-valued attribute, duplicates removed',
+      [3],
+      { 3: ['smtp:a@x.com', 'smtp:b@x.com', ' smtp:a@x.com'] },
+      ['smtp:a@x.com', 'smtp:b@x.com'],
+    ],
+    [
+      "several attributes, in the rule's order, duplicates across them removed",
+      [2, 1, 3],
+      { 1: ['E-1001'], 2: ['a@x.com'], 3: ['a@x.com', 'b@x.com'] },
+      ['a@x.com', 'E-1001', 'b@x.com'],
+    ],
     ['numbers as text', [4], { 4: [1001] }, ['1001']],
     ['numeric text as the number it is', [4], { 4: [' 007 '] }, ['7']],
     ['date-times in their stored form', [5], { 5: ['2024-03-01'] }, ['2024-03-01T00:00:00.000Z']],

@@ -6,7 +6,11 @@ import type { EngineAttribute, MatchingRuleDef } from './sync-model';
  * source attributes as text (numbers and dates in their stored text form), empty ones dropped.
  * Lookups compare lower-cased values; a case-sensitive rule re-checks the exact text afterwards.
  */
-export function matchingValues(rule: MatchingRuleDef, values: (attributeId: number) => readonly unknown[], attributes: ReadonlyMap<number, EngineAttribute>): string[] {
+export function matchingValues(
+  rule: MatchingRuleDef,
+  values: (attributeId: number) => readonly unknown[],
+  attributes: ReadonlyMap<number, EngineAttribute>,
+): string[] {
   const out: string[] = [];
   for (const id of rule.csAttributeIds) {
     const attr = attributes.get(id);

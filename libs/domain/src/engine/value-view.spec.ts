@@ -72,9 +72,13 @@ describe.each([
   });
 
   it('serves as the cs[…] source of a compiled expression', () => {
-    const expression = compileExpressionOrThrow('Upper(cs["Department"]) + "-" + ToString(cs["EMPLOYEENUMBER"]) + "-" + ToString(IsNullOrEmpty(cs["notes"]))');
+    const expression = compileExpressionOrThrow(
+      'Upper(cs["Department"]) + "-" + ToString(cs["EMPLOYEENUMBER"]) + "-" + ToString(IsNullOrEmpty(cs["notes"]))',
+    );
     expect(expression.evaluate({ cs: view.expression })).toBe('SALES-42-true');
-    expect(compileExpressionOrThrow('Join(cs["proxyAddresses"], ";")').evaluate({ cs: view.expression })).toBe('smtp:ann@example.com;SMTP:a.lee@example.com');
+    expect(compileExpressionOrThrow('Join(cs["proxyAddresses"], ";")').evaluate({ cs: view.expression })).toBe(
+      'smtp:ann@example.com;SMTP:a.lee@example.com',
+    );
   });
 });
 

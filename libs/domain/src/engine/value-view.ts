@@ -20,12 +20,20 @@ export class ValueView {
   }
 
   /** A connector space object's values (`{ "<attributeId>": [values] }`). */
-  static ofConnectorObject(attributes: StoredConnectorAttributes, schema: ReadonlyMap<number, EngineAttribute>, byName?: Map<string, EngineAttribute>): ValueView {
+  static ofConnectorObject(
+    attributes: StoredConnectorAttributes,
+    schema: ReadonlyMap<number, EngineAttribute>,
+    byName?: Map<string, EngineAttribute>,
+  ): ValueView {
     return new ValueView((id) => attributes[String(id)], schema, byName);
   }
 
   /** A metaverse object's values (`{ "<attributeId>": [{ v, s }] }`). */
-  static ofMetaverseObject(attributes: StoredMetaverseAttributes, schema: ReadonlyMap<number, EngineAttribute>, byName?: Map<string, EngineAttribute>): ValueView {
+  static ofMetaverseObject(
+    attributes: StoredMetaverseAttributes,
+    schema: ReadonlyMap<number, EngineAttribute>,
+    byName?: Map<string, EngineAttribute>,
+  ): ValueView {
     return new ValueView((id) => attributes[String(id)]?.map((x) => x.v), schema, byName);
   }
 

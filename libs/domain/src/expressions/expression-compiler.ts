@@ -44,7 +44,8 @@ export interface CompiledExpression {
   missingInputs(context?: ExpressionContext): ExpressionInputs;
 }
 
-export type CompileResult = { readonly ok: true; readonly expression: CompiledExpression } | { readonly ok: false; readonly error: ExpressionError };
+export type CompileResult =
+  { readonly ok: true; readonly expression: CompiledExpression } | { readonly ok: false; readonly error: ExpressionError };
 
 const REGISTRY: ReadonlyMap<string, ExpressionFunctionDefinition> = (() => {
   const map = new Map<string, ExpressionFunctionDefinition>();
@@ -158,15 +159,22 @@ class Compiler {
     }
     const key = node.key;
     if (key.kind !== 'literal' || typeof key.value !== 'string') {
-      throw compileError(ExpressionErrorCode.InvalidAccessor, `The attribute name in ${source}[…] must be a string literal, such as ${source}["givenName"]`, nodeToken(key));
+      throw compileError(
+        ExpressionErrorCode.InvalidAccessor,
+        `The attribute name in ${source}[…] must be a string literal, such as ${source}["givenName"]`,
+        nodeToken(key),
+      );
     }
     const name = key.value;
-    if (name.trim() === '') throw compileError(ExpressionErrorCode.InvalidAccessor, `The attribute name in ${source}[…] must not be empty`, key.at);
+    if (name.trim() === '')
+      throw compileError(ExpressionErrorCode.InvalidAccessor, `The attribute name in ${source}[…] must not be empty`, key.at);
     const lower = name.toLowerCase();
     const seen = source === 'mv' ? this.mv : this.cs;
     if (!seen.has(lower)) seen.set(lower, name);
     const at = node.span;
-    this.references.push(Object.freeze({ source, name, position: { line: at.line, column: at.column, offset: at.offset }, token: at.text }));
+    this.references.push(
+      Object.freeze({ source, name, position: { line: at.line, column: at.column, offset: at.offset }, token: at.text }),
+    );
     return source === 'mv' ? (state) => readAttribute(state.mv, name, lower, at) : (state) => readAttribute(state.cs, name, lower, at);
   }
 
@@ -177,7 +185,8 @@ class Compiler {
     const max = def.parameters.some((p) => p.variadic) ? Infinity : def.parameters.length;
     const count = node.args.length;
     if (count < min || count > max) {
-      const expected = max === Infinity ? `at least ${plural(min, 'argument')}` : min === max ? plural(min, 'argument') : `${min} to ${max} arguments`;
+      const expected =
+        max === Infinity ? `at least ${plural(min, 'argument')}` : min === max ? plural(min, 'argument') : `${min} to ${max} arguments`;
       const list = def.parameters.map((p) => (p.optional ? `[${p.name}]` : p.variadic ? `${p.name}, …` : p.name)).join(', ');
       const at = count > max ? nodeToken(node.args[max]) : node.at;
       throw compileError(ExpressionErrorCode.ArgumentCount, `${def.name}(${list}) expects ${expected} but got ${count}`, at);
@@ -189,7 +198,12 @@ class Compiler {
     if (def.deterministic === false) this.deterministic = false;
 
     const args = node.args.map((arg) => this.compile(arg));
-    const site = new CallSite(def.name, def.parameters.map((p) => p.name), node.at, node.args.map(nodeToken));
+    const site = new CallSite(
+      def.name,
+      def.parameters.map((p) => p.name),
+      node.at,
+      node.args.map(nodeToken),
+    );
     if (def.special) return def.special(args, site);
     const impl = def.evaluate;
     if (!impl) throw new Error(`Expression function ${def.name} has no implementation`);
@@ -209,7 +223,16 @@ class Compiler {
         return (state) => checkResult(impl([a(state), b(state), c(state)], site, state), site.at, state);
       }
       default:
-        return (state) => checkResult(impl(args.map((arg) => arg(state)), site, state), site.at, state);
+        return (state) =>
+          checkResult(
+            impl(
+              args.map((arg) => arg(state)),
+              site,
+              state,
+            ),
+            site.at,
+            state,
+          );
     }
   }
 
@@ -235,17 +258,21 @@ class Compiler {
     switch (node.group) {
       case 'or':
         return (state) => {
-          for (let i = 0; i < operands.length; i++) if (conditionValue(operands[i](state), 'The operands of ||', operandAts[i])) return true;
+          for (let i = 0; i < operands.length; i++)
+            if (conditionValue(operands[i](state), 'The operands of ||', operandAts[i])) return true;
           return false;
         };
       case 'and':
         return (state) => {
-          for (let i = 0; i < operands.length; i++) if (!conditionValue(operands[i](state), 'The operands of &&', operandAts[i])) return false;
+          for (let i = 0; i < operands.length; i++)
+            if (!conditionValue(operands[i](state), 'The operands of &&', operandAts[i])) return false;
           return true;
         };
       case 'equality': {
         const [left, right] = operands;
-        return node.operators[0].operator === '==' ? (state) => valuesEqual(left(state), right(state)) : (state) => !valuesEqual(left(state), right(state));
+        return node.operators[0].operator === '=='
+          ? (state) => valuesEqual(left(state), right(state))
+          : (state) => !valuesEqual(left(state), right(state));
       }
       case 'relational': {
         const [left, right] = operands;
@@ -364,7 +391,8 @@ function checkResult(value: ExpressionValue, at: TokenRef, state: EvalState): Ex
 /** The literal value of an argument (a negative number counts), or undefined when it is not constant. */
 function constantValue(node: AstNode): ExpressionValue | undefined {
   if (node.kind === 'literal') return node.value;
-  if (node.kind === 'unary' && node.operator === '-' && node.operand.kind === 'literal' && typeof node.operand.value === 'number') return -node.operand.value;
+  if (node.kind === 'unary' && node.operator === '-' && node.operand.kind === 'literal' && typeof node.operand.value === 'number')
+    return -node.operand.value;
   return undefined;
 }
 

@@ -28,9 +28,23 @@ const FIELDS: Record<string, Record<number, (d: Date) => string> | undefined> = 
     1: (d) => String(Math.floor(d.getUTCMilliseconds() / 100)),
   },
 };
-const VARIANTS: Record<string, string> = { y: 'yyyy or yy', M: 'MM or M', d: 'dd or d', H: 'HH or H', m: 'mm or m', s: 'ss or s', f: 'fff, ff or f' };
+const VARIANTS: Record<string, string> = {
+  y: 'yyyy or yy',
+  M: 'MM or M',
+  d: 'dd or d',
+  H: 'HH or H',
+  m: 'mm or m',
+  s: 'ss or s',
+  f: 'fff, ff or f',
+};
 /** Letters that look like fields from other libraries; rejected so `YYYY-MM-DD` is not silently literal. */
-const MISTAKES: Record<string, string> = { Y: 'use yyyy for the year', D: 'use dd for the day of the month', h: 'use HH for the hour (24-hour clock)', S: 'use ss for seconds', F: 'use fff for milliseconds' };
+const MISTAKES: Record<string, string> = {
+  Y: 'use yyyy for the year',
+  D: 'use dd for the day of the month',
+  h: 'use HH for the hour (24-hour clock)',
+  S: 'use ss for seconds',
+  F: 'use fff for milliseconds',
+};
 
 /** The format tokens FormatDate understands, for the reference documentation. */
 export const DATE_FORMAT_TOKENS: readonly { token: string; meaning: string }[] = [

@@ -21,7 +21,15 @@ describe('docs/expressions.md', () => {
   });
 
   it('explains syntax, operators, precedence, null semantics, errors and limits', () => {
-    for (const heading of ['## Syntax', '### Operators and precedence', '## Operator semantics and null', '## Errors', '## Limits', '## Safety', '### Date format tokens']) {
+    for (const heading of [
+      '## Syntax',
+      '### Operators and precedence',
+      '## Operator semantics and null',
+      '## Errors',
+      '## Limits',
+      '## Safety',
+      '### Date format tokens',
+    ]) {
       expect(rendered).toContain(`\n${heading}\n`);
     }
     expect(rendered).toContain('| `maxLength` | 10,000 |');

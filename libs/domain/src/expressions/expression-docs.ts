@@ -21,39 +21,90 @@ const CATEGORY_INTRO: Record<ExpressionFunctionCategory, string> = {
   Text: 'Text functions convert numbers, booleans and dates to text first (as ToString does) and refuse lists.',
   Collections: 'Multi-valued attributes are lists. A single value passed where a list is expected counts as a one-value list.',
   Logic: 'IIF and Coalesce evaluate only the arguments they need.',
-  Dates: 'Dates are instants, always shown and formatted in UTC. Date arguments also accept ISO 8601 text (`2025-01-15`, `2025-01-15T10:30:00Z`, `2025-01-15T12:30:00+02:00`; no offset means UTC) and LDAP GeneralizedTime (`20250115103000.0Z`).',
+  Dates:
+    'Dates are instants, always shown and formatted in UTC. Date arguments also accept ISO 8601 text (`2025-01-15`, `2025-01-15T10:30:00Z`, `2025-01-15T12:30:00+02:00`; no offset means UTC) and LDAP GeneralizedTime (`20250115103000.0Z`).',
   Conversion: 'Conversions never guess: text that is not a number is an error, not null.',
   Directory: 'Helpers for directories such as Active Directory and LDAP.',
   Bits: 'Bit functions take a **mask**, not a bit index: `SetBit(v, 2)` sets the bit with value 2 (ACCOUNTDISABLE), as Microsoft documents userAccountControl flags. Hexadecimal literals (`0x10000`) make masks readable. Values and masks accept numbers and decimal text.',
 };
 
 /** Malformed expressions whose errors the reference shows; compiled when the docs are generated. */
-const COMPILE_ERROR_EXAMPLES = ['Lower(cs["sn"]', 'Lowr(cs["sn"])', 'cs[sn]', 'cs["a"] = "b"', 'Left(cs["givenName"])', 'IIF(cs["a"] > 1 "x", "y")', '1 < 2 < 3', 'FormatDate(Now(), "YYYY-MM-DD")'];
+const COMPILE_ERROR_EXAMPLES = [
+  'Lower(cs["sn"]',
+  'Lowr(cs["sn"])',
+  'cs[sn]',
+  'cs["a"] = "b"',
+  'Left(cs["givenName"])',
+  'IIF(cs["a"] > 1 "x", "y")',
+  '1 < 2 < 3',
+  'FormatDate(Now(), "YYYY-MM-DD")',
+];
 
 const CATEGORIES: readonly ExpressionFunctionCategory[] = ['Text', 'Collections', 'Logic', 'Dates', 'Conversion', 'Directory', 'Bits'];
 
 const ERROR_CODES: Record<ExpressionErrorCode, { when: 'compile' | 'evaluate' | 'save'; meaning: string }> = {
-  [ExpressionErrorCode.Syntax]: { when: 'compile', meaning: 'Malformed text: an unexpected character or token, an unterminated string, an unknown escape, a missing `)` or `]`, chained comparisons.' },
+  [ExpressionErrorCode.Syntax]: {
+    when: 'compile',
+    meaning:
+      'Malformed text: an unexpected character or token, an unterminated string, an unknown escape, a missing `)` or `]`, chained comparisons.',
+  },
   [ExpressionErrorCode.TooLong]: { when: 'compile', meaning: `More than ${n(EXPRESSION_LIMITS.maxLength)} characters.` },
-  [ExpressionErrorCode.TooDeep]: { when: 'compile', meaning: `Parentheses, calls, accessors and unary operators nested more than ${n(EXPRESSION_LIMITS.maxDepth)} deep.` },
-  [ExpressionErrorCode.UnknownFunction]: { when: 'compile', meaning: 'A call to a function that does not exist (with a "did you mean" hint).' },
+  [ExpressionErrorCode.TooDeep]: {
+    when: 'compile',
+    meaning: `Parentheses, calls, accessors and unary operators nested more than ${n(EXPRESSION_LIMITS.maxDepth)} deep.`,
+  },
+  [ExpressionErrorCode.UnknownFunction]: {
+    when: 'compile',
+    meaning: 'A call to a function that does not exist (with a "did you mean" hint).',
+  },
   [ExpressionErrorCode.ArgumentCount]: { when: 'compile', meaning: 'Too few or too many arguments.' },
-  [ExpressionErrorCode.InvalidAccessor]: { when: 'compile', meaning: 'Indexing something other than `mv`/`cs`, or a key that is not a non-empty string literal.' },
-  [ExpressionErrorCode.UnknownName]: { when: 'compile', meaning: 'A bare name that is not `true`, `false` or `null` (`this`, `process`, `givenName`…).' },
-  [ExpressionErrorCode.UnknownAttribute]: { when: 'save', meaning: 'An accessor names an attribute the schema does not have (checked when a mapping is saved, by `findUnknownAttributes`).' },
-  [ExpressionErrorCode.InvalidArgument]: { when: 'compile', meaning: 'A constant argument that can never work, e.g. a malformed FormatDate format or RandomPassword(4).' },
-  [ExpressionErrorCode.Type]: { when: 'evaluate', meaning: 'A value of the wrong type, e.g. `"a" - 1`, a list given to Lower, a text condition in IIF.' },
-  [ExpressionErrorCode.InvalidValue]: { when: 'evaluate', meaning: 'The right type but an unusable value, e.g. Left(v, -1), ToInt("abc"), an empty Split delimiter.' },
+  [ExpressionErrorCode.InvalidAccessor]: {
+    when: 'compile',
+    meaning: 'Indexing something other than `mv`/`cs`, or a key that is not a non-empty string literal.',
+  },
+  [ExpressionErrorCode.UnknownName]: {
+    when: 'compile',
+    meaning: 'A bare name that is not `true`, `false` or `null` (`this`, `process`, `givenName`…).',
+  },
+  [ExpressionErrorCode.UnknownAttribute]: {
+    when: 'save',
+    meaning: 'An accessor names an attribute the schema does not have (checked when a mapping is saved, by `findUnknownAttributes`).',
+  },
+  [ExpressionErrorCode.InvalidArgument]: {
+    when: 'compile',
+    meaning: 'A constant argument that can never work, e.g. a malformed FormatDate format or RandomPassword(4).',
+  },
+  [ExpressionErrorCode.Type]: {
+    when: 'evaluate',
+    meaning: 'A value of the wrong type, e.g. `"a" - 1`, a list given to Lower, a text condition in IIF.',
+  },
+  [ExpressionErrorCode.InvalidValue]: {
+    when: 'evaluate',
+    meaning: 'The right type but an unusable value, e.g. Left(v, -1), ToInt("abc"), an empty Split delimiter.',
+  },
   [ExpressionErrorCode.DivisionByZero]: { when: 'evaluate', meaning: '`/` or `%` by zero.' },
-  [ExpressionErrorCode.Overflow]: { when: 'evaluate', meaning: 'A numeric result that is not a finite number, or a whole number beyond ±2^53.' },
-  [ExpressionErrorCode.LimitExceeded]: { when: 'evaluate', meaning: 'A string, list or the total work of one evaluation went past its limit (see Limits).' },
-  [ExpressionErrorCode.InvalidContext]: { when: 'evaluate', meaning: 'The object being synchronised holds something that is not an attribute value (an object, a function, NaN…).' },
-  [ExpressionErrorCode.Unavailable]: { when: 'evaluate', meaning: 'The platform lacks a cryptographically secure random generator (RandomPassword).' },
+  [ExpressionErrorCode.Overflow]: {
+    when: 'evaluate',
+    meaning: 'A numeric result that is not a finite number, or a whole number beyond ±2^53.',
+  },
+  [ExpressionErrorCode.LimitExceeded]: {
+    when: 'evaluate',
+    meaning: 'A string, list or the total work of one evaluation went past its limit (see Limits).',
+  },
+  [ExpressionErrorCode.InvalidContext]: {
+    when: 'evaluate',
+    meaning: 'The object being synchronised holds something that is not an attribute value (an object, a function, NaN…).',
+  },
+  [ExpressionErrorCode.Unavailable]: {
+    when: 'evaluate',
+    meaning: 'The platform lacks a cryptographically secure random generator (RandomPassword).',
+  },
 };
 
 const LIMIT_TEXT: Record<keyof ExpressionLimits, string> = {
   maxLength: 'characters of expression text; longer text is rejected before it is parsed',
-  maxDepth: 'levels of nesting (parentheses, calls, accessors, unary operators); deeper text is rejected at compile time instead of exhausting the stack',
+  maxDepth:
+    'levels of nesting (parentheses, calls, accessors, unary operators); deeper text is rejected at compile time instead of exhausting the stack',
   maxStringLength: 'characters in any text an evaluation reads or produces; checked before a long result is built',
   maxListLength: 'values in any list an evaluation produces (Split)',
   maxWork: 'characters and list values one evaluation may produce in total; bounds the time of a single evaluation',
@@ -93,9 +144,16 @@ function precedenceTable(): string[] {
     groups.set(power, entry);
   }
   const rows = [...groups.entries()].sort(([a], [b]) => b - a);
-  const lines = ['| Precedence | Operators | Meaning | Associativity |', '|---|---|---|---|', '| 1 (tightest) | `( )` `f(…)` `mv[…]` `cs[…]` | grouping, calls, attribute access | — |', '| 2 | `!` `-` (unary) | not; negate a number | right |'];
+  const lines = [
+    '| Precedence | Operators | Meaning | Associativity |',
+    '|---|---|---|---|',
+    '| 1 (tightest) | `( )` `f(…)` `mv[…]` `cs[…]` | grouping, calls, attribute access | — |',
+    '| 2 | `!` `-` (unary) | not; negate a number | right |',
+  ];
   rows.forEach(([, { group, operators }], i) => {
-    lines.push(`| ${i + 3}${i === rows.length - 1 ? ' (loosest)' : ''} | ${operators.map((o) => code(cell(o))).join(' ')} | ${GROUP_TEXT[group].meaning} | ${GROUP_TEXT[group].associativity} |`);
+    lines.push(
+      `| ${i + 3}${i === rows.length - 1 ? ' (loosest)' : ''} | ${operators.map((o) => code(cell(o))).join(' ')} | ${GROUP_TEXT[group].meaning} | ${GROUP_TEXT[group].associativity} |`,
+    );
   });
   return lines;
 }
@@ -203,7 +261,7 @@ export function renderExpressionDocs(): string {
     '| `a && b`, `a \\|\\| b`, `!a` | Operands must be true, false or null; **null counts as false**. Short-circuit. Other types are an error. |',
     '| `-a` | Negates a number; null stays null. |',
     '| `IIF(c, x, y)` | A null condition chooses `y`. |',
-    '| string functions | Return null for null input (DOMAIN.md §4); the reference gives each function\'s rule. |',
+    "| string functions | Return null for null input (DOMAIN.md §4); the reference gives each function's rule. |",
     '',
     '## Errors',
     '',
@@ -232,7 +290,9 @@ export function renderExpressionDocs(): string {
     '',
     '| Limit | Value | Meaning |',
     '|---|---|---|',
-    ...(Object.keys(LIMIT_TEXT) as (keyof ExpressionLimits)[]).map((key) => `| ${code(key)} | ${n(EXPRESSION_LIMITS[key])} | ${LIMIT_TEXT[key]} |`),
+    ...(Object.keys(LIMIT_TEXT) as (keyof ExpressionLimits)[]).map(
+      (key) => `| ${code(key)} | ${n(EXPRESSION_LIMITS[key])} | ${LIMIT_TEXT[key]} |`,
+    ),
     '',
     'Without loops or recursion, an expression evaluates each node at most once, so these limits bound the',
     'time and memory of one evaluation; a runaway expression fails with `LimitExceeded` instead of hanging.',
@@ -281,7 +341,15 @@ export function renderExpressionDocs(): string {
     out.push('');
   }
 
-  out.push('### Date format tokens', '', 'FormatDate patterns, always in UTC. Runs of the letters y M d H m s f must be one of these tokens;', '`Y`, `D`, `h`, `S` and `F` are rejected to catch patterns meant for other libraries (quote them to print them).', '', '| Token | Meaning |', '|---|---|');
+  out.push(
+    '### Date format tokens',
+    '',
+    'FormatDate patterns, always in UTC. Runs of the letters y M d H m s f must be one of these tokens;',
+    '`Y`, `D`, `h`, `S` and `F` are rejected to catch patterns meant for other libraries (quote them to print them).',
+    '',
+    '| Token | Meaning |',
+    '|---|---|',
+  );
   for (const { token, meaning } of DATE_FORMAT_TOKENS) out.push(`| ${code(token)} | ${meaning} |`);
   out.push('', 'The LDAP GeneralizedTime form is `yyyyMMddHHmmss.0Z`.', '');
 

@@ -8,7 +8,13 @@ const DN = '"uid=" + Lower(cs["givenName"]) + "." + Lower(cs["sn"]) + ",ou=peopl
 const UAC = 'IIF(Eq(mv["Status"], "Archived"), DisableUser(Coalesce(cs["userAccountControl"], 512)), EnableUser(512))';
 
 const CONTEXT: ExpressionContext = {
-  mv: { Status: 'Active', 'Display Name': 'Ada Lovelace', Emails: ['a@x.org', null, 'b@x.org', undefined], Start: new Date('2025-01-01T00:00:00Z'), Count: 3 },
+  mv: {
+    Status: 'Active',
+    'Display Name': 'Ada Lovelace',
+    Emails: ['a@x.org', null, 'b@x.org', undefined],
+    Start: new Date('2025-01-01T00:00:00Z'),
+    Count: 3,
+  },
   cs: { givenName: 'Ada', sn: 'Lovelace', userAccountControl: 514 },
 };
 
@@ -207,7 +213,12 @@ describe('expression evaluation', () => {
       ['1 +\n  Lower( mv [ "Emails" ] )', ExpressionErrorCode.Type, 10, 'mv [ "Emails" ]'],
     ])('fails %j with %s at column %i (token %s)', (text, code, column, token) => {
       const error = evaluationError(text);
-      expect({ code: error.code, column: error.position.column, token: error.token, phase: error.phase }).toEqual({ code, column, token, phase: 'evaluate' });
+      expect({ code: error.code, column: error.position.column, token: error.token, phase: error.phase }).toEqual({
+        code,
+        column,
+        token,
+        phase: 'evaluate',
+      });
     });
 
     it('names the function and argument in evaluation errors', () => {
@@ -252,8 +263,12 @@ describe('expression evaluation', () => {
     it('stops Join and Split past their limits', () => {
       const long = 'x'.repeat(600_000);
       expect(evaluationError('Join(cs["l"], "")', { cs: { l: [long, long] } }).code).toBe(ExpressionErrorCode.LimitExceeded);
-      expect(evaluationError('Split(cs["s"], ",")', { cs: { s: `${'a,'.repeat(EXPRESSION_LIMITS.maxListLength)}a` } }).message).toMatch(/100,001 values; the limit is 100,000/);
-      expect((run('Split(cs["s"], ",")', { cs: { s: `${'a,'.repeat(EXPRESSION_LIMITS.maxListLength - 1)}a` } }) as string[]).length).toBe(EXPRESSION_LIMITS.maxListLength);
+      expect(evaluationError('Split(cs["s"], ",")', { cs: { s: `${'a,'.repeat(EXPRESSION_LIMITS.maxListLength)}a` } }).message).toMatch(
+        /100,001 values; the limit is 100,000/,
+      );
+      expect((run('Split(cs["s"], ",")', { cs: { s: `${'a,'.repeat(EXPRESSION_LIMITS.maxListLength - 1)}a` } }) as string[]).length).toBe(
+        EXPRESSION_LIMITS.maxListLength,
+      );
     });
 
     it('starts every evaluation with a fresh budget', () => {
@@ -275,7 +290,11 @@ describe('expression evaluation', () => {
   it('is reusable: one compiled expression, many objects', () => {
     const compiled = compileExpressionOrThrow(DN);
     const names = ['Ada', 'Grace', 'Alan'].map((givenName) => compiled.evaluate({ cs: { givenName, sn: 'X' } }));
-    expect(names).toEqual(['uid=ada.x,ou=people,dc=example,dc=org', 'uid=grace.x,ou=people,dc=example,dc=org', 'uid=alan.x,ou=people,dc=example,dc=org']);
+    expect(names).toEqual([
+      'uid=ada.x,ou=people,dc=example,dc=org',
+      'uid=grace.x,ou=people,dc=example,dc=org',
+      'uid=alan.x,ou=people,dc=example,dc=org',
+    ]);
     expect(Object.isFrozen(compiled)).toBe(true);
   });
 });

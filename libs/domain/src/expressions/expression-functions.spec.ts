@@ -227,7 +227,7 @@ const CASES: Record<string, Case[]> = {
     ['FormatDate("2025-01-15T12:30:00+02:00", "HH:mm")', '10:30'],
     ['FormatDate("20250115103000.0Z", "yyyyMMddHHmmss.0Z")', '20250115103000.0Z'],
     ['FormatDate("0099-12-31", "yyyy")', '0099'],
-    ['FormatDate(Now(), "\'yyyy\' \'\'")', "yyyy '"],
+    ["FormatDate(Now(), \"'yyyy' ''\")", "yyyy '"],
     ['FormatDate(null, "yyyy")', null],
     ['FormatDate("2025-01-15", null)', null],
     ['FormatDate("not a date", "yyyy")', fails(ExpressionErrorCode.InvalidValue)],
@@ -388,7 +388,9 @@ describe('expression functions', () => {
   });
 
   describe('documented examples evaluate to what docs/expressions.md says', () => {
-    const examples = EXPRESSION_FUNCTIONS.flatMap((def) => def.examples.filter((e) => e.deterministic !== false).map((e) => [def.name, e.expression, e.result] as const));
+    const examples = EXPRESSION_FUNCTIONS.flatMap((def) =>
+      def.examples.filter((e) => e.deterministic !== false).map((e) => [def.name, e.expression, e.result] as const),
+    );
     it.each(examples)('%s: %s → %s', (_name, expression, result) => {
       expect(formatExpressionValue(compileExpressionOrThrow(expression).evaluate(EXAMPLE_CONTEXT, { now: clock }))).toBe(result);
     });
@@ -404,7 +406,9 @@ describe('expression functions', () => {
     expect(list.map((f) => f.name)).toEqual(EXPRESSION_FUNCTIONS.map((f) => f.name));
     const left = list.find((f) => f.name === 'Left');
     expect(left).toMatchObject({ category: 'Text', signature: 'Left(value: text, count: whole number) → text', deterministic: true });
-    expect(list.find((f) => f.name === 'Substring')?.signature).toBe('Substring(value: text, start: whole number, [length: whole number]) → text');
+    expect(list.find((f) => f.name === 'Substring')?.signature).toBe(
+      'Substring(value: text, start: whole number, [length: whole number]) → text',
+    );
     expect(list.find((f) => f.name === 'Coalesce')?.signature).toBe('Coalesce(value: any, …) → any');
     expect(list.find((f) => f.name === 'Now')?.deterministic).toBe(false);
     for (const f of list) {
@@ -424,7 +428,9 @@ describe('expression functions', () => {
     it('see one instant per evaluation, read from the injected clock', () => {
       let calls = 0;
       const tick = () => new Date(Date.UTC(2025, 0, 15, 10, 30, 0, calls++));
-      const compiled = compileExpressionOrThrow('FormatDate(Now(), "ss.fff") + "|" + FormatDate(Now(), "ss.fff") + "|" + FormatDate(Today(), "dd")');
+      const compiled = compileExpressionOrThrow(
+        'FormatDate(Now(), "ss.fff") + "|" + FormatDate(Now(), "ss.fff") + "|" + FormatDate(Today(), "dd")',
+      );
       expect(compiled.evaluate({}, { now: tick })).toBe('00.000|00.000|15');
       expect(compiled.evaluate({}, { now: tick })).toBe('00.001|00.001|15');
       expect(compiled.deterministic).toBe(false);
@@ -438,7 +444,9 @@ describe('expression functions', () => {
     });
 
     it('take Today at midnight UTC even just before midnight', () => {
-      expect(compileExpressionOrThrow('Today()').evaluate({}, { now: () => new Date('2025-01-15T23:59:59.999Z') })).toEqual(new Date('2025-01-15T00:00:00.000Z'));
+      expect(compileExpressionOrThrow('Today()').evaluate({}, { now: () => new Date('2025-01-15T23:59:59.999Z') })).toEqual(
+        new Date('2025-01-15T00:00:00.000Z'),
+      );
     });
 
     it('reject a clock that returns something other than a valid date', () => {

@@ -1,7 +1,18 @@
 import { formatDate, fromFileTime, parseDateFormat, startOfUtcDay, toFileTime } from './expression-dates';
 import { ExpressionErrorCode } from './expression-error';
 import { EXPRESSION_LIMITS } from './expression-limits';
-import { CallSite, conditionValue, dateArg, EvalState, Evaluator, integerArg, listArg, listTooLong, stringTooLong, textArg } from './expression-runtime';
+import {
+  CallSite,
+  conditionValue,
+  dateArg,
+  EvalState,
+  Evaluator,
+  integerArg,
+  listArg,
+  listTooLong,
+  stringTooLong,
+  textArg,
+} from './expression-runtime';
 import { ExpressionValue, isList, itemToText, valuesEqual } from './expression-value';
 
 export type ExpressionFunctionCategory = 'Text' | 'Collections' | 'Logic' | 'Dates' | 'Conversion' | 'Directory' | 'Bits';
@@ -95,13 +106,15 @@ function toNumber(value: ExpressionValue, site: CallSite, truncate: boolean): nu
   else if (typeof value === 'string') {
     const text = value.trim();
     if (text === '') return null;
-    if (!DECIMAL_TEXT.test(text)) return site.invalid(0, `is not a number: ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`);
+    if (!DECIMAL_TEXT.test(text))
+      return site.invalid(0, `is not a number: ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`);
     n = Number(text);
   } else return site.typeError(0, 'a number or numeric text', value);
   if (!Number.isFinite(n)) return site.fail(ExpressionErrorCode.Overflow, 'the number is out of range', 0);
   if (!truncate) return n;
   const whole = Math.trunc(n) + 0; // + 0 turns -0 into 0
-  if (!Number.isSafeInteger(whole)) return site.fail(ExpressionErrorCode.Overflow, `${whole} is outside the exact whole-number range (±2^53)`, 0);
+  if (!Number.isSafeInteger(whole))
+    return site.fail(ExpressionErrorCode.Overflow, `${whole} is outside the exact whole-number range (±2^53)`, 0);
   return whole;
 }
 
@@ -173,10 +186,12 @@ function bits(value: number, mask: number, op: 'set' | 'clear' | 'has', site: Ca
     if (op === 'clear') return value & ~mask;
     return (value & mask) === mask;
   }
-  const v = BigInt(value), m = BigInt(mask);
+  const v = BigInt(value),
+    m = BigInt(mask);
   if (op === 'has') return (v & m) === m;
   const result = Number(op === 'set' ? v | m : v & ~m);
-  if (!Number.isSafeInteger(result)) return site.fail(ExpressionErrorCode.Overflow, 'the result is outside the exact whole-number range (±2^53)');
+  if (!Number.isSafeInteger(result))
+    return site.fail(ExpressionErrorCode.Overflow, 'the result is outside the exact whole-number range (±2^53)');
   return result;
 }
 
@@ -270,7 +285,10 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
   {
     name: 'Left',
     category: 'Text',
-    parameters: [{ name: 'value', type: TEXT }, { name: 'count', type: WHOLE }],
+    parameters: [
+      { name: 'value', type: TEXT },
+      { name: 'count', type: WHOLE },
+    ],
     returns: TEXT,
     summary: 'The first `count` characters (all of them when the text is shorter). `count` must be 0 or more.',
     nulls: 'null value or count → null',
@@ -287,7 +305,10 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
   {
     name: 'Right',
     category: 'Text',
-    parameters: [{ name: 'value', type: TEXT }, { name: 'count', type: WHOLE }],
+    parameters: [
+      { name: 'value', type: TEXT },
+      { name: 'count', type: WHOLE },
+    ],
     returns: TEXT,
     summary: 'The last `count` characters (all of them when the text is shorter). `count` must be 0 or more.',
     nulls: 'null value or count → null',
@@ -302,9 +323,14 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
   {
     name: 'Substring',
     category: 'Text',
-    parameters: [{ name: 'value', type: TEXT }, { name: 'start', type: WHOLE }, { name: 'length', type: WHOLE, optional: true }],
+    parameters: [
+      { name: 'value', type: TEXT },
+      { name: 'start', type: WHOLE },
+      { name: 'length', type: WHOLE, optional: true },
+    ],
     returns: TEXT,
-    summary: 'Up to `length` characters starting at the 0-based `start` (to the end when `length` is left out); empty when `start` is past the end.',
+    summary:
+      'Up to `length` characters starting at the 0-based `start` (to the end when `length` is left out); empty when `start` is past the end.',
     nulls: 'null value, start or length → null',
     examples: [
       { expression: 'Substring("Lovelace", 4, 4)', result: '"lace"' },
@@ -322,7 +348,11 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
   {
     name: 'Replace',
     category: 'Text',
-    parameters: [{ name: 'value', type: TEXT }, { name: 'search', type: TEXT }, { name: 'replacement', type: TEXT }],
+    parameters: [
+      { name: 'value', type: TEXT },
+      { name: 'search', type: TEXT },
+      { name: 'replacement', type: TEXT },
+    ],
     returns: TEXT,
     summary: 'Replaces every occurrence of `search` (case-sensitive, literal text, no patterns).',
     nulls: 'null value → null; null or empty search → value unchanged; null replacement → removes the occurrences',
@@ -342,7 +372,10 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
   {
     name: 'StartsWith',
     category: 'Text',
-    parameters: [{ name: 'value', type: TEXT }, { name: 'prefix', type: TEXT }],
+    parameters: [
+      { name: 'value', type: TEXT },
+      { name: 'prefix', type: TEXT },
+    ],
     returns: 'boolean',
     summary: 'Whether the text starts with `prefix` (case-sensitive; wrap both in Lower for a case-insensitive test).',
     nulls: 'null value or prefix → null (a condition treats null as false)',
@@ -352,7 +385,10 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
   {
     name: 'EndsWith',
     category: 'Text',
-    parameters: [{ name: 'value', type: TEXT }, { name: 'suffix', type: TEXT }],
+    parameters: [
+      { name: 'value', type: TEXT },
+      { name: 'suffix', type: TEXT },
+    ],
     returns: 'boolean',
     summary: 'Whether the text ends with `suffix` (case-sensitive).',
     nulls: 'null value or suffix → null',
@@ -362,7 +398,10 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
   {
     name: 'Contains',
     category: 'Text',
-    parameters: [{ name: 'value', type: TEXT }, { name: 'part', type: TEXT }],
+    parameters: [
+      { name: 'value', type: TEXT },
+      { name: 'part', type: TEXT },
+    ],
     returns: 'boolean',
     summary: 'Whether the text contains `part` (case-sensitive). For multi-valued attributes use CollectionContains.',
     nulls: 'null value or part → null',
@@ -418,9 +457,13 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
   {
     name: 'Split',
     category: 'Collections',
-    parameters: [{ name: 'value', type: TEXT }, { name: 'delimiter', type: TEXT }],
+    parameters: [
+      { name: 'value', type: TEXT },
+      { name: 'delimiter', type: TEXT },
+    ],
     returns: 'list of text',
-    summary: 'Splits text at every occurrence of a non-empty `delimiter`; each piece is trimmed and empty pieces are dropped (the list feeds multi-valued attributes), so empty text gives an empty list.',
+    summary:
+      'Splits text at every occurrence of a non-empty `delimiter`; each piece is trimmed and empty pieces are dropped (the list feeds multi-valued attributes), so empty text gives an empty list.',
     nulls: 'null value or delimiter → null',
     examples: [
       { expression: 'Split("a;b;;c", ";")', result: '["a", "b", "c"]' },
@@ -437,7 +480,8 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
       for (const piece of s.split(delimiter)) {
         const trimmed = piece.trim();
         if (trimmed === '') continue;
-        if (parts.length === EXPRESSION_LIMITS.maxListLength) throw listTooLong(site.at, s.split(delimiter).filter((p) => p.trim() !== '').length);
+        if (parts.length === EXPRESSION_LIMITS.maxListLength)
+          throw listTooLong(site.at, s.split(delimiter).filter((p) => p.trim() !== '').length);
         parts.push(trimmed);
       }
       return parts;
@@ -449,9 +493,13 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
   {
     name: 'Join',
     category: 'Collections',
-    parameters: [{ name: 'values', type: 'list' }, { name: 'delimiter', type: TEXT }],
+    parameters: [
+      { name: 'values', type: 'list' },
+      { name: 'delimiter', type: TEXT },
+    ],
     returns: TEXT,
-    summary: 'Joins the values of a list (a single value counts as a one-value list) with `delimiter`; numbers, booleans and dates are converted as by ToString.',
+    summary:
+      'Joins the values of a list (a single value counts as a one-value list) with `delimiter`; numbers, booleans and dates are converted as by ToString.',
     nulls: 'null values → null; null delimiter → joined without one',
     examples: [
       { expression: 'Join(mv["Proxy Addresses"], "; ")', result: '"SMTP:ada@example.org; smtp:a.lovelace@example.org"' },
@@ -471,9 +519,13 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
   {
     name: 'CollectionContains',
     category: 'Collections',
-    parameters: [{ name: 'values', type: 'list' }, { name: 'value', type: ANY }],
+    parameters: [
+      { name: 'values', type: 'list' },
+      { name: 'value', type: ANY },
+    ],
     returns: 'boolean',
-    summary: 'Whether the list holds a value equal to `value` (as Eq compares: same type, case-sensitive text). A single value counts as a one-value list.',
+    summary:
+      'Whether the list holds a value equal to `value` (as Eq compares: same type, case-sensitive text). A single value counts as a one-value list.',
     nulls: 'null values or null value → false',
     examples: [
       { expression: 'CollectionContains(mv["Proxy Addresses"], "SMTP:ada@example.org")', result: 'true' },
@@ -512,9 +564,14 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
   {
     name: 'IIF',
     category: 'Logic',
-    parameters: [{ name: 'condition', type: 'boolean' }, { name: 'whenTrue', type: ANY }, { name: 'whenFalse', type: ANY }],
+    parameters: [
+      { name: 'condition', type: 'boolean' },
+      { name: 'whenTrue', type: ANY },
+      { name: 'whenFalse', type: ANY },
+    ],
     returns: ANY,
-    summary: '`whenTrue` if the condition is true, otherwise `whenFalse`; only the chosen branch is evaluated. The condition must be a boolean or null.',
+    summary:
+      '`whenTrue` if the condition is true, otherwise `whenFalse`; only the chosen branch is evaluated. The condition must be a boolean or null.',
     nulls: 'null condition → whenFalse',
     examples: [
       { expression: 'IIF(Eq(mv["Status"], "Archived"), "disabled", "enabled")', result: '"disabled"' },
@@ -528,9 +585,13 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
   {
     name: 'Eq',
     category: 'Logic',
-    parameters: [{ name: 'a', type: ANY }, { name: 'b', type: ANY }],
+    parameters: [
+      { name: 'a', type: ANY },
+      { name: 'b', type: ANY },
+    ],
     returns: 'boolean',
-    summary: 'Null-aware equality, the same as `==`: equal type and value, text compared case-sensitively, dates by instant, lists value by value in order. No conversion: Eq(1, "1") is false.',
+    summary:
+      'Null-aware equality, the same as `==`: equal type and value, text compared case-sensitively, dates by instant, lists value by value in order. No conversion: Eq(1, "1") is false.',
     nulls: 'Eq(null, null) → true; Eq(null, x) → false',
     examples: [
       { expression: 'Eq(mv["Status"], "Archived")', result: 'true' },
@@ -566,9 +627,13 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
   {
     name: 'FormatDate',
     category: 'Dates',
-    parameters: [{ name: 'date', type: 'date or ISO 8601 text' }, { name: 'format', type: TEXT }],
+    parameters: [
+      { name: 'date', type: 'date or ISO 8601 text' },
+      { name: 'format', type: TEXT },
+    ],
     returns: TEXT,
-    summary: 'Formats a date in UTC with the tokens listed under *Date format tokens*; other characters are copied, text in single quotes is copied literally.',
+    summary:
+      'Formats a date in UTC with the tokens listed under *Date format tokens*; other characters are copied, text in single quotes is copied literally.',
     nulls: 'null date or format → null',
     examples: [
       { expression: 'FormatDate(mv["Employee End Date"], "yyyy-MM-dd")', result: '"2025-03-31"' },
@@ -592,7 +657,8 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
     category: 'Dates',
     parameters: [{ name: 'date', type: 'date or ISO 8601 text' }],
     returns: 'text (decimal)',
-    summary: 'The Windows FILETIME of a date: 100-nanosecond intervals since 1601-01-01 UTC, as decimal text because the value exceeds the exact range of numbers (2^53); LDAP sends such Integer8 values (e.g. accountExpires) as decimal text too.',
+    summary:
+      'The Windows FILETIME of a date: 100-nanosecond intervals since 1601-01-01 UTC, as decimal text because the value exceeds the exact range of numbers (2^53); LDAP sends such Integer8 values (e.g. accountExpires) as decimal text too.',
     nulls: 'null → null',
     examples: [
       { expression: 'ToFileTime("2025-01-15T00:00:00Z")', result: '"133813728000000000"' },
@@ -608,7 +674,8 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
     category: 'Dates',
     parameters: [{ name: 'fileTime', type: 'whole number or decimal text' }],
     returns: 'date',
-    summary: 'The date of a Windows FILETIME. 0 and 0x7FFFFFFFFFFFFFFF (9223372036854775807) mean "never" in Active Directory and give null.',
+    summary:
+      'The date of a Windows FILETIME. 0 and 0x7FFFFFFFFFFFFFFF (9223372036854775807) mean "never" in Active Directory and give null.',
     nulls: 'null → null',
     examples: [
       { expression: 'FromFileTime(cs["accountExpires"])', result: 'date 2025-01-01T00:00:00.000Z' },
@@ -629,7 +696,8 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
     category: 'Conversion',
     parameters: [{ name: 'value', type: ANY }],
     returns: TEXT,
-    summary: 'Text of a single value: numbers in plain decimal (exponent for very large or small ones), booleans as true/false, dates as ISO 8601 UTC. A list is an error (use Join).',
+    summary:
+      'Text of a single value: numbers in plain decimal (exponent for very large or small ones), booleans as true/false, dates as ISO 8601 UTC. A list is an error (use Join).',
     nulls: 'null → null',
     examples: [
       { expression: 'ToString(cs["userAccountControl"])', result: '"512"' },
@@ -642,7 +710,8 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
     category: 'Conversion',
     parameters: [{ name: 'value', type: 'number, text or boolean' }],
     returns: WHOLE,
-    summary: 'A whole number, truncating any fraction towards zero. Text must be a decimal number (surrounding spaces allowed); true/false give 1/0.',
+    summary:
+      'A whole number, truncating any fraction towards zero. Text must be a decimal number (surrounding spaces allowed); true/false give 1/0.',
     nulls: 'null or empty text → null',
     examples: [
       { expression: 'ToInt(" 42 ")', result: '42' },
@@ -671,10 +740,14 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
     category: 'Directory',
     parameters: [{ name: 'value', type: TEXT }],
     returns: TEXT,
-    summary: 'Escapes an attribute value for use in a distinguished name (RFC 4514 §2.4): `" + , ; < > \\` get a backslash, as do a leading space or `#` and a trailing space; NUL becomes `\\00`.',
+    summary:
+      'Escapes an attribute value for use in a distinguished name (RFC 4514 §2.4): `" + , ; < > \\` get a backslash, as do a leading space or `#` and a trailing space; NUL becomes `\\00`.',
     nulls: 'null → null',
     examples: [
-      { expression: '"cn=" + EscapeDN(cs["cn"]) + ",ou=people,dc=example,dc=org"', result: '"cn=Lovelace\\\\, Ada,ou=people,dc=example,dc=org"' },
+      {
+        expression: '"cn=" + EscapeDN(cs["cn"]) + ",ou=people,dc=example,dc=org"',
+        result: '"cn=Lovelace\\\\, Ada,ou=people,dc=example,dc=org"',
+      },
       { expression: 'EscapeDN("#1 ")', result: '"\\\\#1\\\\ "' },
     ],
     evaluate: onText(([s]) => escapeDn(s)),
@@ -691,7 +764,8 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
     evaluate: (args, site) => {
       const size = integerArg(args[0], site, 0);
       if (size === null) return null;
-      if (size < RANDOM_PASSWORD_MIN || size > RANDOM_PASSWORD_MAX) site.invalid(0, `must be between ${RANDOM_PASSWORD_MIN} and ${RANDOM_PASSWORD_MAX}, got ${size}`);
+      if (size < RANDOM_PASSWORD_MIN || size > RANDOM_PASSWORD_MAX)
+        site.invalid(0, `must be between ${RANDOM_PASSWORD_MIN} and ${RANDOM_PASSWORD_MAX}, got ${size}`);
       return randomPassword(size, site);
     },
     check: ([size], fail) => {
@@ -729,9 +803,13 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
   {
     name: 'SetBit',
     category: 'Bits',
-    parameters: [{ name: 'value', type: WHOLE }, { name: 'mask', type: 'positive whole number' }],
+    parameters: [
+      { name: 'value', type: WHOLE },
+      { name: 'mask', type: 'positive whole number' },
+    ],
     returns: WHOLE,
-    summary: 'Sets the bits of `mask` (a mask, not a bit index: 0x2 is ACCOUNTDISABLE, 0x10000 DONT_EXPIRE_PASSWORD). Negative values (e.g. AD groupType) are handled as two\'s complement.',
+    summary:
+      "Sets the bits of `mask` (a mask, not a bit index: 0x2 is ACCOUNTDISABLE, 0x10000 DONT_EXPIRE_PASSWORD). Negative values (e.g. AD groupType) are handled as two's complement.",
     nulls: 'null value or mask → null',
     examples: [
       { expression: 'SetBit(512, 0x10000)', result: '66048' },
@@ -742,7 +820,10 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
   {
     name: 'ClearBit',
     category: 'Bits',
-    parameters: [{ name: 'value', type: WHOLE }, { name: 'mask', type: 'positive whole number' }],
+    parameters: [
+      { name: 'value', type: WHOLE },
+      { name: 'mask', type: 'positive whole number' },
+    ],
     returns: WHOLE,
     summary: 'Clears the bits of `mask`.',
     nulls: 'null value or mask → null',
@@ -752,7 +833,10 @@ export const EXPRESSION_FUNCTIONS: readonly ExpressionFunctionDefinition[] = [
   {
     name: 'HasBit',
     category: 'Bits',
-    parameters: [{ name: 'value', type: WHOLE }, { name: 'mask', type: 'positive whole number' }],
+    parameters: [
+      { name: 'value', type: WHOLE },
+      { name: 'mask', type: 'positive whole number' },
+    ],
     returns: 'boolean',
     summary: 'Whether all the bits of `mask` are set.',
     nulls: 'null value or mask → null',
@@ -772,7 +856,6 @@ function now(state: EvalState, site: CallSite): Date {
   }
   return (state.now = new Date(value.getTime()));
 }
-
 
 /** What the API and console show about a function: everything but the implementation. */
 export interface ExpressionFunctionInfo {

@@ -12,7 +12,11 @@ const NAMES = ['a', 'B', 'Status', 'givenName', 'userAccountControl', '__proto__
 
 /** What an evaluation may return: plain data, never a host object. */
 function isExpressionValue(value: unknown): value is ExpressionValue {
-  const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || (v instanceof Date && Object.getPrototypeOf(v) === Date.prototype);
+  const scalar = (v: unknown) =>
+    typeof v === 'string' ||
+    typeof v === 'number' ||
+    typeof v === 'boolean' ||
+    (v instanceof Date && Object.getPrototypeOf(v) === Date.prototype);
   if (value === null || scalar(value)) return true;
   return Array.isArray(value) && value.every(scalar);
 }
@@ -78,8 +82,13 @@ const record = fc.dictionary(fc.constantFrom(...NAMES), attributeValue, { maxKey
 const context: fc.Arbitrary<ExpressionContext> = fc.record({ mv: record, cs: record });
 
 const stringLiteral = fc.string({ maxLength: 12 }).map((s) => JSON.stringify(s));
-const numberLiteral = fc.oneof(fc.integer({ min: 0, max: 100_000 }).map(String), fc.constantFrom('0', '1', '2', '0x2', '0x10000', '1.5', '1e3', '512', '514', '16'));
-const accessor = fc.tuple(fc.constantFrom('mv', 'cs', 'MV'), fc.constantFrom(...NAMES)).map(([source, name]) => `${source}[${JSON.stringify(name)}]`);
+const numberLiteral = fc.oneof(
+  fc.integer({ min: 0, max: 100_000 }).map(String),
+  fc.constantFrom('0', '1', '2', '0x2', '0x10000', '1.5', '1e3', '512', '514', '16'),
+);
+const accessor = fc
+  .tuple(fc.constantFrom('mv', 'cs', 'MV'), fc.constantFrom(...NAMES))
+  .map(([source, name]) => `${source}[${JSON.stringify(name)}]`);
 const callable = EXPRESSION_FUNCTIONS.flatMap((def) => {
   const min = def.parameters.filter((p) => !p.optional).length;
   const max = def.parameters.some((p) => p.variadic) ? min + 3 : def.parameters.length;
@@ -96,11 +105,45 @@ const { expression } = fc.letrec<{ expression: string; leaf: string; unary: stri
     .map(([a, op, b]) => `(${a} ${op} ${b})`),
   call: fc
     .constantFrom(...callable)
-    .chain(({ name, min, max }) => fc.array(tie('expression'), { minLength: min, maxLength: max }).map((args) => `${name}(${args.join(', ')})`)),
+    .chain(({ name, min, max }) =>
+      fc.array(tie('expression'), { minLength: min, maxLength: max }).map((args) => `${name}(${args.join(', ')})`),
+    ),
 }));
 
-const TOKENS = [...OPERATORS, '(', ')', '[', ']', ',', '"a"', "'b'", '1', '0', '0x2', 'null', 'true', 'mv', 'cs', '"Status"', 'Lower', 'IIF', 'Coalesce', 'Left', '=', '.', '`', '\\', '"', "'", '\n', '$', '{'];
-const tokenSoup = fc.array(fc.constantFrom(...TOKENS), { maxLength: 40 }).chain((tokens) => fc.constantFrom(tokens.join(''), tokens.join(' ')));
+const TOKENS = [
+  ...OPERATORS,
+  '(',
+  ')',
+  '[',
+  ']',
+  ',',
+  '"a"',
+  "'b'",
+  '1',
+  '0',
+  '0x2',
+  'null',
+  'true',
+  'mv',
+  'cs',
+  '"Status"',
+  'Lower',
+  'IIF',
+  'Coalesce',
+  'Left',
+  '=',
+  '.',
+  '`',
+  '\\',
+  '"',
+  "'",
+  '\n',
+  '$',
+  '{',
+];
+const tokenSoup = fc
+  .array(fc.constantFrom(...TOKENS), { maxLength: 40 })
+  .chain((tokens) => fc.constantFrom(tokens.join(''), tokens.join(' ')));
 
 describe('expression fuzzing', () => {
   const prototypeKeys = Reflect.ownKeys(Object.prototype);
@@ -108,9 +151,13 @@ describe('expression fuzzing', () => {
 
   it('never throws anything but ExpressionError for arbitrary text', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ unit: 'binary-ascii', maxLength: 200 })), context, (text, ctx) => {
-        check(text, ctx);
-      }),
+      fc.property(
+        fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ unit: 'binary-ascii', maxLength: 200 })),
+        context,
+        (text, ctx) => {
+          check(text, ctx);
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -169,16 +216,20 @@ describe('expression fuzzing', () => {
 
   it('escapes DNs reversibly, leaving no special character unescaped (RFC 4514)', () => {
     const compiled = compileExpression('EscapeDN(cs["s"])');
-    const unescape = (s: string) => s.replace(/\\([0-9a-fA-F]{2}|.)/gsu, (_m, c: string) => (c.length === 2 ? String.fromCharCode(parseInt(c, 16)) : c));
+    const unescape = (s: string) =>
+      s.replace(/\\([0-9a-fA-F]{2}|.)/gsu, (_m, c: string) => (c.length === 2 ? String.fromCharCode(parseInt(c, 16)) : c));
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('a', ' ', '#', '"', '+', ',', ';', '<', '>', '\\', '=', '\0', 'é'), maxLength: 20 }), (s) => {
-        const escaped = compiled.ok ? (compiled.expression.evaluate({ cs: { s } }) as string) : '';
-        expect(unescape(escaped)).toBe(s);
-        const stripped = escaped.replace(/\\([0-9a-fA-F]{2}|.)/gsu, '');
-        expect(stripped).not.toMatch(/["+,;<>\\\0]/);
-        if (s.startsWith(' ') || s.startsWith('#')) expect(escaped.startsWith('\\')).toBe(true);
-        if (s.endsWith(' ')) expect(escaped.endsWith('\\ ')).toBe(true);
-      }),
+      fc.property(
+        fc.string({ unit: fc.constantFrom('a', ' ', '#', '"', '+', ',', ';', '<', '>', '\\', '=', '\0', 'é'), maxLength: 20 }),
+        (s) => {
+          const escaped = compiled.ok ? (compiled.expression.evaluate({ cs: { s } }) as string) : '';
+          expect(unescape(escaped)).toBe(s);
+          const stripped = escaped.replace(/\\([0-9a-fA-F]{2}|.)/gsu, '');
+          expect(stripped).not.toMatch(/["+,;<>\\\0]/);
+          if (s.startsWith(' ') || s.startsWith('#')) expect(escaped.startsWith('\\')).toBe(true);
+          if (s.endsWith(' ')) expect(escaped.endsWith('\\ ')).toBe(true);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -186,9 +237,12 @@ describe('expression fuzzing', () => {
   it('converts any date to FILETIME and back', () => {
     const compiled = compileExpression('FromFileTime(ToFileTime(cs["d"]))');
     fc.assert(
-      fc.property(fc.date({ min: new Date('1601-01-01T00:00:00.001Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true }), (d) => {
-        expect(compiled.ok && valuesEqual(compiled.expression.evaluate({ cs: { d } }), d)).toBe(true);
-      }),
+      fc.property(
+        fc.date({ min: new Date('1601-01-01T00:00:00.001Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true }),
+        (d) => {
+          expect(compiled.ok && valuesEqual(compiled.expression.evaluate({ cs: { d } }), d)).toBe(true);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

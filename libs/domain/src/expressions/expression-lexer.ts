@@ -16,14 +16,14 @@ const PUNCTUATION: Record<string, TokenKind | undefined> = { '(': '(', ')': ')',
 
 /** Characters that are not part of the language, with the hint an administrator needs. */
 const HINTS: Record<string, string | undefined> = {
-  '=': "use == (or Eq(a, b)) to compare",
+  '=': 'use == (or Eq(a, b)) to compare',
   '&': 'use && for "and"',
   '|': 'use || for "or"',
   '.': 'read attributes with mv["name"] or cs["name"]',
   '`': 'template literals are not supported; join text with +',
   '?': 'use IIF(condition, whenTrue, whenFalse)',
   ':': 'use IIF(condition, whenTrue, whenFalse)',
-  '$': 'read attributes with mv["name"] or cs["name"]',
+  $: 'read attributes with mv["name"] or cs["name"]',
   '{': 'objects and blocks are not supported',
   '}': 'objects and blocks are not supported',
   ';': 'an expression is a single value, not statements',
@@ -31,7 +31,17 @@ const HINTS: Record<string, string | undefined> = {
 };
 
 const SIMPLE_ESCAPES: Record<string, string | undefined> = {
-  '"': '"', "'": "'", '\\': '\\', '/': '/', n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', v: '\v', '0': '\0',
+  '"': '"',
+  "'": "'",
+  '\\': '\\',
+  '/': '/',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  b: '\b',
+  f: '\f',
+  v: '\v',
+  '0': '\0',
 };
 
 const isDigit = (c: number) => c >= 48 && c <= 57;
@@ -125,7 +135,11 @@ function readString(text: string, start: number, fail: Fail): { value: string; e
   let chunkStart = i;
   for (;;) {
     if (i >= text.length || text[i] === '\n' || text[i] === '\r') {
-      fail(start, text.slice(start, Math.min(i, start + 20)), `Unterminated string literal: close it with ${quote} on the same line (use \\n for a line break)`);
+      fail(
+        start,
+        text.slice(start, Math.min(i, start + 20)),
+        `Unterminated string literal: close it with ${quote} on the same line (use \\n for a line break)`,
+      );
     }
     const ch = text[i];
     if (ch === quote) break;
@@ -147,12 +161,18 @@ function readString(text: string, start: number, fail: Fail): { value: string; e
       const close = text.indexOf('}', i + 3);
       const hex = close < 0 ? '' : text.slice(i + 3, close);
       const cp = /^[0-9a-fA-F]{1,6}$/.test(hex) ? parseInt(hex, 16) : NaN;
-      if (!(cp <= 0x10ffff)) fail(escapeStart, text.slice(escapeStart, close < 0 ? i + 3 : close + 1), 'Invalid \\u{…} escape: expected 1 to 6 hex digits up to 10FFFF');
+      if (!(cp <= 0x10ffff))
+        fail(
+          escapeStart,
+          text.slice(escapeStart, close < 0 ? i + 3 : close + 1),
+          'Invalid \\u{…} escape: expected 1 to 6 hex digits up to 10FFFF',
+        );
       parts.push(String.fromCodePoint(cp));
       i = close + 1;
     } else if (next === 'u') {
       const hex = text.slice(i + 2, i + 6);
-      if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail(escapeStart, text.slice(escapeStart, i + 6), 'Invalid \\u escape: expected exactly 4 hex digits');
+      if (!/^[0-9a-fA-F]{4}$/.test(hex))
+        fail(escapeStart, text.slice(escapeStart, i + 6), 'Invalid \\u escape: expected exactly 4 hex digits');
       parts.push(String.fromCharCode(parseInt(hex, 16)));
       i += 6;
     } else {
@@ -181,7 +201,10 @@ function readNumber(text: string, start: number, fail: Fail): { value: number; e
       i++;
       while (i < text.length && isDigit(text.charCodeAt(i))) i++;
     }
-    if ((text[i] === 'e' || text[i] === 'E') && (isDigit(text.charCodeAt(i + 1)) || (/[+-]/.test(text[i + 1] ?? '') && isDigit(text.charCodeAt(i + 2))))) {
+    if (
+      (text[i] === 'e' || text[i] === 'E') &&
+      (isDigit(text.charCodeAt(i + 1)) || (/[+-]/.test(text[i + 1] ?? '') && isDigit(text.charCodeAt(i + 2))))
+    ) {
       i += 2;
       while (i < text.length && isDigit(text.charCodeAt(i))) i++;
     }

@@ -18,7 +18,7 @@ describe('expression syntax', () => {
     ['"double"', 'double'],
     ["'single'", 'single'],
     ['"it\'s"', "it's"],
-    ["'say \"hi\"'", 'say "hi"'],
+    ['\'say "hi"\'', 'say "hi"'],
     ['"a\\"b\\\'c\\\\d\\/e"', 'a"b\'c\\d/e'],
     ['"\\n\\r\\t\\b\\f\\v\\0"', '\n\r\t\b\f\v\0'],
     ['"\\x41\\u0042\\u{43}\\u{1F600}"', 'ABC😀'],
@@ -115,7 +115,14 @@ describe('expression syntax', () => {
     it.each<[string, ExpressionErrorCode, number, number, string, RegExp]>([
       ['', ExpressionErrorCode.Syntax, 1, 1, '', /empty/],
       ['   \n  ', ExpressionErrorCode.Syntax, 2, 3, '', /empty/],
-      ['Lower(cs["sn"]', ExpressionErrorCode.Syntax, 1, 15, '', /Expected ',' or '\)' in the call to Lower opened at line 1, column 6 but found the end/],
+      [
+        'Lower(cs["sn"]',
+        ExpressionErrorCode.Syntax,
+        1,
+        15,
+        '',
+        /Expected ',' or '\)' in the call to Lower opened at line 1, column 6 but found the end/,
+      ],
       ['(1 + 2', ExpressionErrorCode.Syntax, 1, 7, '', /Expected '\)' to close the '\(' at line 1, column 1/],
       ['cs["sn"', ExpressionErrorCode.Syntax, 1, 8, '', /Expected '\]' to close the '\[' at line 1, column 3/],
       ['"abc', ExpressionErrorCode.Syntax, 1, 1, '"abc', /Unterminated string/],
@@ -158,7 +165,13 @@ describe('expression syntax', () => {
     ])('%j → %s at %i:%i', (text, code, line, column, token, message) => {
       const error = compileError(text);
       expect(error).toBeInstanceOf(ExpressionError);
-      expect({ code: error.code, line: error.position.line, column: error.position.column, token: error.token, phase: error.phase }).toEqual({ code, line, column, token, phase: 'compile' });
+      expect({
+        code: error.code,
+        line: error.position.line,
+        column: error.position.column,
+        token: error.token,
+        phase: error.phase,
+      }).toEqual({ code, line, column, token, phase: 'compile' });
       expect(error.message).toMatch(message);
       const lines = text.split(/\r\n|\r|\n/);
       const offsetOfLine = lines.slice(0, line - 1).reduce((sum, l) => sum + l.length + 1, 0);

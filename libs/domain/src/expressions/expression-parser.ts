@@ -20,7 +20,11 @@ export const PRECEDENCE: Readonly<Record<BinaryOperator, { readonly power: numbe
   '%': { power: 6, group: 'multiplicative' },
 };
 
-const KEYWORDS: Record<string, true | false | null | undefined> = Object.assign(Object.create(null) as object, { true: true, false: false, null: null });
+const KEYWORDS: Record<string, true | false | null | undefined> = Object.assign(Object.create(null) as object, {
+  true: true,
+  false: false,
+  null: null,
+});
 
 const describe = (token: Token) => (token.kind === 'end' ? 'the end of the expression' : `'${token.text}'`);
 const where = (t: TokenRef) => `line ${t.line}, column ${t.column}`;
@@ -57,7 +61,12 @@ class Parser {
     const next = this.peek();
     if (next.kind !== 'end') {
       const missingOperator = next.kind === 'string' || next.kind === 'number' || next.kind === 'identifier' || next.kind === '(';
-      this.fail(next, missingOperator ? `Unexpected ${describe(next)}: an operator (such as +) or a comma is missing before it` : `Unexpected ${describe(next)} after a complete expression`);
+      this.fail(
+        next,
+        missingOperator
+          ? `Unexpected ${describe(next)}: an operator (such as +) or a comma is missing before it`
+          : `Unexpected ${describe(next)} after a complete expression`,
+      );
     }
     return node;
   }
@@ -155,7 +164,12 @@ class Parser {
 
   private enter(token: Token): void {
     if (++this.depth > EXPRESSION_LIMITS.maxDepth) {
-      throw expressionError(ExpressionErrorCode.TooDeep, `The expression nests more than ${EXPRESSION_LIMITS.maxDepth} levels deep`, this.ref(token), 'compile');
+      throw expressionError(
+        ExpressionErrorCode.TooDeep,
+        `The expression nests more than ${EXPRESSION_LIMITS.maxDepth} levels deep`,
+        this.ref(token),
+        'compile',
+      );
     }
   }
 

@@ -84,7 +84,11 @@ export function listTooLong(at: TokenRef, length: number): ExpressionError {
 export function textArg(value: ExpressionValue, site: CallSite, arg: number): string | null {
   if (typeof value === 'string' || value === null) return value;
   if (isList(value)) {
-    return site.fail(ExpressionErrorCode.Type, `${site.argName(arg)} must be a single value, got a list of ${value.length}; use Join(list, delimiter) or CollectionContains(list, value)`, arg);
+    return site.fail(
+      ExpressionErrorCode.Type,
+      `${site.argName(arg)} must be a single value, got a list of ${value.length}; use Join(list, delimiter) or CollectionContains(list, value)`,
+      arg,
+    );
   }
   return itemToText(value);
 }

@@ -9,8 +9,18 @@ import { ExpressionValue } from './expression-value';
 
 /** Every own property (and its descriptor) of the intrinsics an attack would aim at. */
 function intrinsicsSnapshot(): unknown {
-  const targets = { Object: Object.prototype, Array: Array.prototype, Function: Function.prototype, String: String.prototype, Map: Map.prototype, Date: Date.prototype };
-  const described = Object.entries(targets).map(([name, target]) => [name, Reflect.ownKeys(target).map((key) => [String(key), Object.getOwnPropertyDescriptor(target, key)])]);
+  const targets = {
+    Object: Object.prototype,
+    Array: Array.prototype,
+    Function: Function.prototype,
+    String: String.prototype,
+    Map: Map.prototype,
+    Date: Date.prototype,
+  };
+  const described = Object.entries(targets).map(([name, target]) => [
+    name,
+    Reflect.ownKeys(target).map((key) => [String(key), Object.getOwnPropertyDescriptor(target, key)]),
+  ]);
   return { described, globals: Reflect.ownKeys(globalThis).map(String).sort() };
 }
 
@@ -20,11 +30,20 @@ const HOSTILE_CONTEXTS: ExpressionContext[] = [
   { mv: { Status: 'Archived' }, cs: { givenName: 'Ada', sn: 'Lovelace' } },
   { cs: JSON.parse('{"__proto__": "proto-as-data", "constructor": "ctor-as-data", "prototype": "p"}') as Record<string, unknown> },
   { cs: JSON.parse('{"__proto__": {"polluted": "yes"}}') as Record<string, unknown> },
-  { cs: new Map<string, unknown>([['__proto__', { polluted: 'yes' }], ['constructor', 'c']]) },
+  {
+    cs: new Map<string, unknown>([
+      ['__proto__', { polluted: 'yes' }],
+      ['constructor', 'c'],
+    ]),
+  },
 ];
 
 function isExpressionValue(value: unknown): value is ExpressionValue {
-  const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || (v instanceof Date && Object.getPrototypeOf(v) === Date.prototype);
+  const scalar = (v: unknown) =>
+    typeof v === 'string' ||
+    typeof v === 'number' ||
+    typeof v === 'boolean' ||
+    (v instanceof Date && Object.getPrototypeOf(v) === Date.prototype);
   if (value === null || scalar(value)) return true;
   return Array.isArray(value) && Object.getPrototypeOf(value) === Array.prototype && value.every(scalar);
 }
@@ -231,7 +250,13 @@ describe('expression safety', () => {
     expect(sources.length).toBeGreaterThan(10);
     for (const file of sources) {
       const code = readFileSync(join(__dirname, file), 'utf8').replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, '');
-      expect({ file, hits: code.match(/\beval\s*\(|\bnew\s+Function\b|\bFunction\s*\(|\bimport\s*\(|\brequire\s*\(|from\s+'(node:)?(vm|fs|child_process|net|http)'/g) ?? [] }).toEqual({ file, hits: [] });
+      expect({
+        file,
+        hits:
+          code.match(
+            /\beval\s*\(|\bnew\s+Function\b|\bFunction\s*\(|\bimport\s*\(|\brequire\s*\(|from\s+'(node:)?(vm|fs|child_process|net|http)'/g,
+          ) ?? [],
+      }).toEqual({ file, hits: [] });
     }
   });
 });

@@ -30,7 +30,9 @@ describe('expression validation for the API', () => {
       throw new Error('accepted');
     } catch (e) {
       expect(e).toBeInstanceOf(DomainError);
-      expect((e as DomainError).validationErrors).toEqual({ expression: ["Unknown function 'Uper'; did you mean Upper? (line 1, column 1)"] });
+      expect((e as DomainError).validationErrors).toEqual({
+        expression: ["Unknown function 'Uper'; did you mean Upper? (line 1, column 1)"],
+      });
     }
   });
 

@@ -7,7 +7,12 @@ import { ExpressionError, ExpressionErrorCode } from './expression-error';
  * with the position, token and code in `details` so the console can underline the offending token.
  */
 export function expressionValidationError(error: ExpressionError, field = 'expression'): DomainError {
-  return new DomainError(ErrorCode.ValidationError, 'One or more fields are invalid.', { field, ...error.toJSON() }, { [field]: [error.displayMessage] });
+  return new DomainError(
+    ErrorCode.ValidationError,
+    'One or more fields are invalid.',
+    { field, ...error.toJSON() },
+    { [field]: [error.displayMessage] },
+  );
 }
 
 /** Compiles an expression being saved; throws a VALIDATION_ERROR naming `field` when it is invalid. */

@@ -8,10 +8,22 @@ export type { ExpressionItem, ExpressionTypeName, ExpressionValue } from './expr
 export { AttributeValues } from './expression-context';
 export type { AttributeLookup, AttributeSource, ExpressionContext } from './expression-context';
 export { compileExpression, compileExpressionOrThrow } from './expression-compiler';
-export type { AttributeReference, AttributeSourceName, CompiledExpression, CompileResult, EvaluateOptions, ExpressionInputs } from './expression-compiler';
+export type {
+  AttributeReference,
+  AttributeSourceName,
+  CompiledExpression,
+  CompileResult,
+  EvaluateOptions,
+  ExpressionInputs,
+} from './expression-compiler';
 export { ExpressionCache } from './expression-cache';
 export { expressionValidationError, findUnknownAttributes, requireValidExpression } from './expression-validation';
 export type { KnownAttributes } from './expression-validation';
 export { listExpressionFunctions } from './expression-functions';
-export type { ExpressionFunctionCategory, ExpressionFunctionExample, ExpressionFunctionInfo, ExpressionFunctionParameter } from './expression-functions';
+export type {
+  ExpressionFunctionCategory,
+  ExpressionFunctionExample,
+  ExpressionFunctionInfo,
+  ExpressionFunctionParameter,
+} from './expression-functions';
 export { renderExpressionDocs } from './expression-docs';

@@ -2,14 +2,31 @@ import { isIndexableAttributeType, parseAttributeDataType, parseAttributePlurali
 import { builtInObjectTypesOf } from './metaverse-types';
 
 describe('metaverse attribute schema rules', () => {
-  it.each([['String', true], ['Text', true], ['Guid', true], ['Integer', true], ['LongNumber', true],
-    ['Decimal', false], ['Boolean', false], ['DateTime', false], ['Binary', false], ['Reference', false]])('%s indexable: %p', (type, expected) => {
+  it.each([
+    ['String', true],
+    ['Text', true],
+    ['Guid', true],
+    ['Integer', true],
+    ['LongNumber', true],
+    ['Decimal', false],
+    ['Boolean', false],
+    ['DateTime', false],
+    ['Binary', false],
+    ['Reference', false],
+  ])('%s indexable: %p', (type, expected) => {
     expect(isIndexableAttributeType(type as string)).toBe(expected);
   });
 
   it.each<[unknown, RegExp | null]>([
-    ['Cost Centre', null], ['  Cost Centre  ', null], ['', /required/], ['   ', /required/], [42, /required/],
-    ['a'.repeat(201), /at most 200/], ['a,b', /commas/], ['*', /"\*"/], ['tab\there', /control/],
+    ['Cost Centre', null],
+    ['  Cost Centre  ', null],
+    ['', /required/],
+    ['   ', /required/],
+    [42, /required/],
+    ['a'.repeat(201), /at most 200/],
+    ['a,b', /commas/],
+    ['*', /"\*"/],
+    ['tab\there', /control/],
   ])('name %p', (name, problem) => {
     const result = schemaNameProblem(name, 'Attribute');
     if (problem) expect(result).toMatch(problem);

@@ -2,7 +2,11 @@ import { AttributeDataType, AttributePlurality } from './metaverse-types';
 
 /** Data types whose values can be kept in the lookup table (exact, case-insensitive filters and matching). */
 export const INDEXABLE_ATTRIBUTE_TYPES: readonly AttributeDataType[] = [
-  AttributeDataType.String, AttributeDataType.Text, AttributeDataType.Guid, AttributeDataType.Integer, AttributeDataType.LongNumber,
+  AttributeDataType.String,
+  AttributeDataType.Text,
+  AttributeDataType.Guid,
+  AttributeDataType.Integer,
+  AttributeDataType.LongNumber,
 ];
 
 export function isIndexableAttributeType(type: string): boolean {

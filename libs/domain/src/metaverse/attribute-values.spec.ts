@@ -45,7 +45,14 @@ describe('coerceAttributeValue', () => {
 });
 
 describe('typedAttributeValue', () => {
-  const empty: TypedAttributeValue = { stringValue: null, dateTimeValue: null, intValue: null, guidValue: null, boolValue: null, referenceValueId: null };
+  const empty: TypedAttributeValue = {
+    stringValue: null,
+    dateTimeValue: null,
+    intValue: null,
+    guidValue: null,
+    boolValue: null,
+    referenceValueId: null,
+  };
   it.each<[T, unknown, Partial<TypedAttributeValue>]>([
     [T.String, 'Ada', { stringValue: 'Ada' }],
     [T.Text, 'x', { stringValue: 'x' }],

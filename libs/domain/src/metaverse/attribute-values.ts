@@ -17,7 +17,6 @@ export function isUuid(text: unknown): text is string {
   return typeof text === 'string' && UUID.test(text);
 }
 
-
 /**
  * Checks one value given for an attribute and returns it in its stored form: numbers and booleans as
  * JSON numbers/booleans, DateTime as ISO 8601 UTC, Guid and Reference lower-case, text trimmed.
@@ -28,8 +27,10 @@ export function coerceAttributeValue(attr: { name: string; type: string }, v: un
     case AttributeDataType.Integer:
     case AttributeDataType.LongNumber:
     case AttributeDataType.Decimal:
-      if (typeof v !== 'number' || !Number.isFinite(v) || (attr.type !== AttributeDataType.Decimal && !Number.isSafeInteger(v))) return fail(`${attr.name} must be a number.`);
-      if (attr.type === AttributeDataType.Integer && (v < INT32.min || v > INT32.max)) return fail(`${attr.name} must be from ${INT32.min} to ${INT32.max}.`);
+      if (typeof v !== 'number' || !Number.isFinite(v) || (attr.type !== AttributeDataType.Decimal && !Number.isSafeInteger(v)))
+        return fail(`${attr.name} must be a number.`);
+      if (attr.type === AttributeDataType.Integer && (v < INT32.min || v > INT32.max))
+        return fail(`${attr.name} must be from ${INT32.min} to ${INT32.max}.`);
       return { ok: true, value: v };
     case AttributeDataType.Boolean:
       return typeof v === 'boolean' ? { ok: true, value: v } : fail(`${attr.name} must be true or false.`);
@@ -40,7 +41,8 @@ export function coerceAttributeValue(attr: { name: string; type: string }, v: un
     case AttributeDataType.Reference:
       return isUuid(v) ? { ok: true, value: v.toLowerCase() } : fail(`${attr.name} must be a metaverse object id.`);
     case AttributeDataType.Guid:
-      return typeof v === 'string' && isUuid(v.trim()) ? { ok: true, value: v.trim().toLowerCase() }
+      return typeof v === 'string' && isUuid(v.trim())
+        ? { ok: true, value: v.trim().toLowerCase() }
         : fail(`${attr.name} must be a GUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx).`);
     case AttributeDataType.Binary:
       if (typeof v !== 'string' || !BASE64.test(v.trim())) return fail(`${attr.name} must be base64 text.`);
@@ -68,7 +70,14 @@ export interface TypedAttributeValue {
  * Decimal (as text, so no precision is lost) in stringValue; Integer and LongNumber in intValue.
  */
 export function typedAttributeValue(type: string, v: unknown): TypedAttributeValue {
-  const out: TypedAttributeValue = { stringValue: null, dateTimeValue: null, intValue: null, guidValue: null, boolValue: null, referenceValueId: null };
+  const out: TypedAttributeValue = {
+    stringValue: null,
+    dateTimeValue: null,
+    intValue: null,
+    guidValue: null,
+    boolValue: null,
+    referenceValueId: null,
+  };
   if (v === null || v === undefined) return out;
   switch (type) {
     case AttributeDataType.Integer:

@@ -28,8 +28,14 @@ describe('resolveDeletionRule', () => {
     [{ deletionGracePeriod: 0 }, { deletionGracePeriodSeconds: null }],
     [{ deletionGracePeriod: null }, { deletionGracePeriodSeconds: null }],
     [{ deletionGracePeriod: '3650.00:00:00' }, { deletionGracePeriodSeconds: 3650 * 86_400 }],
-    [{ deletionRule: 'WhenAuthoritativeSourceDisconnected', deletionTriggerConnectedSystemIds: [3, 1, 3], deletionTriggerMode: 'all' },
-      { deletionRule: DeletionRule.WhenAuthoritativeSourceDisconnected, deletionTriggerConnectedSystemIds: [1, 3], deletionTriggerMode: DeletionTriggerMode.All }],
+    [
+      { deletionRule: 'WhenAuthoritativeSourceDisconnected', deletionTriggerConnectedSystemIds: [3, 1, 3], deletionTriggerMode: 'all' },
+      {
+        deletionRule: DeletionRule.WhenAuthoritativeSourceDisconnected,
+        deletionTriggerConnectedSystemIds: [1, 3],
+        deletionTriggerMode: DeletionTriggerMode.All,
+      },
+    ],
   ])('applies %p', (input, expected) => {
     expect(resolve(input)).toEqual({ result: { ...DEFAULT_DELETION_RULE, ...expected }, fields: [] });
   });
@@ -45,15 +51,25 @@ describe('resolveDeletionRule', () => {
     [{ deletionRule: 'WhenAuthoritativeSourceDisconnected' }, 'deletionTriggerConnectedSystemIds'],
     [{ deletionRule: 'WhenAuthoritativeSourceDisconnected', deletionTriggerConnectedSystemIds: [] }, 'deletionTriggerConnectedSystemIds'],
     [{ deletionRule: 'WhenAuthoritativeSourceDisconnected', deletionTriggerConnectedSystemIds: [0] }, 'deletionTriggerConnectedSystemIds'],
-    [{ deletionRule: 'WhenAuthoritativeSourceDisconnected', deletionTriggerConnectedSystemIds: ['1'] }, 'deletionTriggerConnectedSystemIds'],
+    [
+      { deletionRule: 'WhenAuthoritativeSourceDisconnected', deletionTriggerConnectedSystemIds: ['1'] },
+      'deletionTriggerConnectedSystemIds',
+    ],
     [{ deletionRule: 'Manual', deletionTriggerConnectedSystemIds: [1] }, 'deletionTriggerConnectedSystemIds'],
   ])('refuses %p naming %s', (input, field) => {
     expect(resolve(input).fields).toEqual([field]);
   });
 
   it('clears the trigger systems when the rule moves away from WhenAuthoritativeSourceDisconnected', () => {
-    const current = { ...DEFAULT_DELETION_RULE, deletionRule: DeletionRule.WhenAuthoritativeSourceDisconnected, deletionTriggerConnectedSystemIds: [4] };
-    expect(resolve({ deletionGracePeriod: '01:00:00' }, current)).toEqual({ result: { ...current, deletionGracePeriodSeconds: 3600 }, fields: [] });
+    const current = {
+      ...DEFAULT_DELETION_RULE,
+      deletionRule: DeletionRule.WhenAuthoritativeSourceDisconnected,
+      deletionTriggerConnectedSystemIds: [4],
+    };
+    expect(resolve({ deletionGracePeriod: '01:00:00' }, current)).toEqual({
+      result: { ...current, deletionGracePeriodSeconds: 3600 },
+      fields: [],
+    });
     expect(resolve({ deletionRule: 'Manual' }, current).result.deletionTriggerConnectedSystemIds).toEqual([]);
   });
 

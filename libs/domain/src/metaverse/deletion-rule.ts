@@ -50,7 +50,11 @@ export function formatGracePeriod(seconds: number | null): string | null {
  * systems are required by WhenAuthoritativeSourceDisconnected and refused by the other rules, which
  * clear them.
  */
-export function resolveDeletionRule(current: DeletionRuleSettings, input: DeletionRuleInput, errors: ValidationErrorCollector): DeletionRuleSettings {
+export function resolveDeletionRule(
+  current: DeletionRuleSettings,
+  input: DeletionRuleInput,
+  errors: ValidationErrorCollector,
+): DeletionRuleSettings {
   const out: DeletionRuleSettings = { ...current, deletionTriggerConnectedSystemIds: [...current.deletionTriggerConnectedSystemIds] };
 
   if (input.deletionRule !== undefined) {
@@ -64,9 +68,14 @@ export function resolveDeletionRule(current: DeletionRuleSettings, input: Deleti
     if (raw === null || raw === 0) out.deletionGracePeriodSeconds = null;
     else {
       const ms = typeof raw === 'string' ? parseTimeSpan(raw) : null;
-      if (ms === null) errors.add('deletionGracePeriod', 'deletionGracePeriod must be a timespan such as "7.00:00:00" (d.hh:mm:ss) or "12:00:00", or null.');
+      if (ms === null)
+        errors.add(
+          'deletionGracePeriod',
+          'deletionGracePeriod must be a timespan such as "7.00:00:00" (d.hh:mm:ss) or "12:00:00", or null.',
+        );
       else if (ms % 1000 !== 0) errors.add('deletionGracePeriod', 'deletionGracePeriod must be a whole number of seconds.');
-      else if (ms > MAX_DELETION_GRACE_PERIOD_DAYS * 86_400_000) errors.add('deletionGracePeriod', `deletionGracePeriod must be at most ${MAX_DELETION_GRACE_PERIOD_DAYS} days.`);
+      else if (ms > MAX_DELETION_GRACE_PERIOD_DAYS * 86_400_000)
+        errors.add('deletionGracePeriod', `deletionGracePeriod must be at most ${MAX_DELETION_GRACE_PERIOD_DAYS} days.`);
       else out.deletionGracePeriodSeconds = ms === 0 ? null : ms / 1000;
     }
   }
@@ -77,7 +86,10 @@ export function resolveDeletionRule(current: DeletionRuleSettings, input: Deleti
     const raw = input.deletionTriggerConnectedSystemIds;
     if (raw === null) out.deletionTriggerConnectedSystemIds = [];
     else if (!Array.isArray(raw) || raw.some((id) => typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1 || id > 2_147_483_647)) {
-      errors.add('deletionTriggerConnectedSystemIds', 'deletionTriggerConnectedSystemIds must be an array of connected system ids (positive integers).');
+      errors.add(
+        'deletionTriggerConnectedSystemIds',
+        'deletionTriggerConnectedSystemIds must be an array of connected system ids (positive integers).',
+      );
       idsInvalid = true;
     } else {
       out.deletionTriggerConnectedSystemIds = [...new Set(raw as number[])].sort((a, b) => a - b);
@@ -93,10 +105,17 @@ export function resolveDeletionRule(current: DeletionRuleSettings, input: Deleti
 
   if (out.deletionRule === DeletionRule.WhenAuthoritativeSourceDisconnected) {
     if (!out.deletionTriggerConnectedSystemIds.length && !idsInvalid) {
-      errors.add('deletionTriggerConnectedSystemIds', 'WhenAuthoritativeSourceDisconnected needs at least one connected system in deletionTriggerConnectedSystemIds.');
+      errors.add(
+        'deletionTriggerConnectedSystemIds',
+        'WhenAuthoritativeSourceDisconnected needs at least one connected system in deletionTriggerConnectedSystemIds.',
+      );
     }
   } else {
-    if (idsGiven) errors.add('deletionTriggerConnectedSystemIds', `deletionTriggerConnectedSystemIds apply only to ${DeletionRule.WhenAuthoritativeSourceDisconnected}.`);
+    if (idsGiven)
+      errors.add(
+        'deletionTriggerConnectedSystemIds',
+        `deletionTriggerConnectedSystemIds apply only to ${DeletionRule.WhenAuthoritativeSourceDisconnected}.`,
+      );
     out.deletionTriggerConnectedSystemIds = [];
   }
   return out;

@@ -38,8 +38,14 @@ describe('normaliseFilterValue', () => {
   ])('%s %p → %p', (type, raw, value) => expect(normaliseFilterValue(type, raw)).toEqual({ value }));
 
   it.each<[T, string]>([
-    [T.Integer, '1.5'], [T.Integer, 'abc'], [T.Integer, '99999999999999999'], [T.Decimal, '1,5'], [T.Boolean, 'yes'],
-    [T.DateTime, 'tomorrow'], [T.Guid, 'abc'], [T.Reference, '123'],
+    [T.Integer, '1.5'],
+    [T.Integer, 'abc'],
+    [T.Integer, '99999999999999999'],
+    [T.Decimal, '1,5'],
+    [T.Boolean, 'yes'],
+    [T.DateTime, 'tomorrow'],
+    [T.Guid, 'abc'],
+    [T.Reference, '123'],
   ])('refuses %s %p', (type, raw) => expect(normaliseFilterValue(type, raw)).toHaveProperty('error'));
 });
 

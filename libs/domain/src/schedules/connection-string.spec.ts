@@ -2,7 +2,10 @@ import { hasMaskedSecret, maskConnectionString, restoreMaskedSecrets, SECRET_MAS
 
 describe('maskConnectionString', () => {
   it.each<[string, string]>([
-    ['postgres://meridian:s3cr%40t@db.example.com:5432/hr?sslmode=require', 'postgres://meridian:*****@db.example.com:5432/hr?sslmode=require'],
+    [
+      'postgres://meridian:s3cr%40t@db.example.com:5432/hr?sslmode=require',
+      'postgres://meridian:*****@db.example.com:5432/hr?sslmode=require',
+    ],
     ['postgresql://user:p:a:ss@db/hr', 'postgresql://user:*****@db/hr'],
     ['mysql://root:pw@10.0.0.5:3306/app', 'mysql://root:*****@10.0.0.5:3306/app'],
     ['mariadb://svc:pw@host/db?password=other&charset=utf8', 'mariadb://svc:*****@host/db?password=*****&charset=utf8'],
@@ -21,12 +24,17 @@ describe('restoreMaskedSecrets', () => {
 
   it('puts the stored password back where the mask is, keeping the other edits', () => {
     expect(restoreMaskedSecrets(maskConnectionString(stored), stored)).toEqual({ value: stored, unresolved: false });
-    expect(restoreMaskedSecrets('postgres://meridian:*****@db2.example.com/hr2?password=*****', stored))
-      .toEqual({ value: 'postgres://meridian:s3cr%40t@db2.example.com/hr2?password=q1', unresolved: false });
+    expect(restoreMaskedSecrets('postgres://meridian:*****@db2.example.com/hr2?password=*****', stored)).toEqual({
+      value: 'postgres://meridian:s3cr%40t@db2.example.com/hr2?password=q1',
+      unresolved: false,
+    });
   });
 
   it('keeps a new password as sent', () => {
-    expect(restoreMaskedSecrets('postgres://meridian:new@db/hr', stored)).toEqual({ value: 'postgres://meridian:new@db/hr', unresolved: false });
+    expect(restoreMaskedSecrets('postgres://meridian:new@db/hr', stored)).toEqual({
+      value: 'postgres://meridian:new@db/hr',
+      unresolved: false,
+    });
   });
 
   it('reports a mask with nothing stored to restore', () => {
@@ -41,7 +49,13 @@ describe('restoreMaskedSecrets', () => {
 });
 
 describe('sqlConnectionStringProblem', () => {
-  it.each(['postgres://u:p@db/hr', 'postgresql://db:5432/hr', 'mysql://u:p@db:3306/app', 'MariaDB://u@db/app', 'postgres://u:p@[::1]:5432/hr'])('accepts %s', (value) => {
+  it.each([
+    'postgres://u:p@db/hr',
+    'postgresql://db:5432/hr',
+    'mysql://u:p@db:3306/app',
+    'MariaDB://u@db/app',
+    'postgres://u:p@[::1]:5432/hr',
+  ])('accepts %s', (value) => {
     expect(sqlConnectionStringProblem(value)).toBeNull();
   });
   it.each<[string, RegExp]>([

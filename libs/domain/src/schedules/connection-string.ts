@@ -39,7 +39,8 @@ function secretSpans(value: string): SecretSpan[] {
       let pos = queryStart + 1;
       for (const pair of value.slice(queryStart + 1, queryEnd).split('&')) {
         const eq = pair.indexOf('=');
-        if (eq > 0 && SECRET_PARAM.test(decodeSafely(pair.slice(0, eq)))) spans.push({ key: `param:${pair.slice(0, eq).toLowerCase()}`, start: pos + eq + 1, end: pos + pair.length });
+        if (eq > 0 && SECRET_PARAM.test(decodeSafely(pair.slice(0, eq))))
+          spans.push({ key: `param:${pair.slice(0, eq).toLowerCase()}`, start: pos + eq + 1, end: pos + pair.length });
         pos += pair.length + 1;
       }
     }
@@ -74,7 +75,11 @@ function replaceSpans(value: string, spans: SecretSpan[], replacement: (span: Se
 
 /** The connection string with every password replaced by `*****`; what responses show. */
 export function maskConnectionString(value: string): string {
-  return replaceSpans(value, secretSpans(value).filter((s) => s.end > s.start), () => SECRET_MASK);
+  return replaceSpans(
+    value,
+    secretSpans(value).filter((s) => s.end > s.start),
+    () => SECRET_MASK,
+  );
 }
 
 /** Whether any password of the string is the mask (`*****`). */
@@ -91,11 +96,15 @@ export function restoreMaskedSecrets(sent: string, stored: string | null): { val
   const storedSecrets = new Map<string, string>();
   if (stored) for (const s of secretSpans(stored)) storedSecrets.set(s.key, stored.slice(s.start, s.end));
   let unresolved = false;
-  const value = replaceSpans(sent, secretSpans(sent).filter((s) => sent.slice(s.start, s.end) === SECRET_MASK), (span) => {
-    const original = storedSecrets.get(span.key);
-    if (original === undefined) unresolved = true;
-    return original ?? SECRET_MASK;
-  });
+  const value = replaceSpans(
+    sent,
+    secretSpans(sent).filter((s) => sent.slice(s.start, s.end) === SECRET_MASK),
+    (span) => {
+      const original = storedSecrets.get(span.key);
+      if (original === undefined) unresolved = true;
+      return original ?? SECRET_MASK;
+    },
+  );
   return { value, unresolved };
 }
 
@@ -115,7 +124,8 @@ export function sqlConnectionStringProblem(value: string): string | null {
     return `${expected}.`;
   }
   const scheme = url.protocol.replace(/:$/, '').toLowerCase();
-  if (!(SQL_CONNECTION_SCHEMES as readonly string[]).includes(scheme)) return `${expected}; the scheme '${scheme.slice(0, 40)}' is not supported.`;
+  if (!(SQL_CONNECTION_SCHEMES as readonly string[]).includes(scheme))
+    return `${expected}; the scheme '${scheme.slice(0, 40)}' is not supported.`;
   if (!url.hostname) return `${expected}; it names no host.`;
   return null;
 }

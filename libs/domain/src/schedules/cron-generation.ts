@@ -25,7 +25,7 @@ export function compactList(values: readonly number[]): string {
  */
 export function timesOfDay(p: SchedulePattern): number[] | null {
   if (p.patternType === 'SpecificTimes') {
-    return typeof p.runTimes === 'string' && p.runTimes.trim() ? parseRunTimes(p.runTimes).value ?? null : null;
+    return typeof p.runTimes === 'string' && p.runTimes.trim() ? (parseRunTimes(p.runTimes).value ?? null) : null;
   }
   if (p.patternType !== 'Interval') return null;
   const start = typeof p.intervalWindowStart === 'string' ? parseTimeOfDay(p.intervalWindowStart.trim()) : null;

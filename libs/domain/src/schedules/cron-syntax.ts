@@ -24,7 +24,13 @@ const FIELDS: readonly FieldSpec[] = [
   { name: 'minute', min: 0, max: 59 },
   { name: 'hour', min: 0, max: 23 },
   { name: 'day-of-month', min: 1, max: 31 },
-  { name: 'month', min: 1, max: 12, names: ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'], nameBase: 1 },
+  {
+    name: 'month',
+    min: 1,
+    max: 12,
+    names: ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'],
+    nameBase: 1,
+  },
   { name: 'day-of-week', min: 0, max: 7, names: ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'], nameBase: 0 },
 ];
 
@@ -95,11 +101,14 @@ function itemProblem(item: string, spec: FieldSpec): string | null {
 /** Friendly problems of one 5-field cron line; empty when it is valid. */
 export function cronLineProblems(line: string): string[] {
   if (line === '') return ['an expression line is empty'];
-  if (line.startsWith('@')) return [`nicknames such as '${line.split(' ')[0]}' are not supported: write the 5 fields (${FIELD_LIST}), e.g. 0 0 * * *`];
+  if (line.startsWith('@'))
+    return [`nicknames such as '${line.split(' ')[0]}' are not supported: write the 5 fields (${FIELD_LIST}), e.g. 0 0 * * *`];
   const parts = line.split(' ');
   if (parts.length !== 5) {
     const seconds = parts.length === 6 || parts.length === 7 ? '; fields for seconds or years are not supported' : '';
-    return [`'${line}' has ${parts.length} field${parts.length === 1 ? '' : 's'}: a cron expression has exactly 5 (${FIELD_LIST})${seconds}`];
+    return [
+      `'${line}' has ${parts.length} field${parts.length === 1 ? '' : 's'}: a cron expression has exactly 5 (${FIELD_LIST})${seconds}`,
+    ];
   }
   const problems: string[] = [];
   parts.forEach((part, i) => {
@@ -114,7 +123,8 @@ export function cronLineProblems(line: string): string[] {
   if (problems.length) return problems;
   // Our syntax is a subset of croner's; croner has the last word (and tells whether the line ever fires).
   try {
-    if (!new Cron(line, { ...CRON_OPTIONS, paused: true }).nextRun(PROBE_FROM)) return [`'${line}' never matches a date (e.g. 31 February)`];
+    if (!new Cron(line, { ...CRON_OPTIONS, paused: true }).nextRun(PROBE_FROM))
+      return [`'${line}' never matches a date (e.g. 31 February)`];
   } catch (e) {
     return [`'${line}' is not a valid cron expression: ${(e as Error).message}`];
   }

@@ -9,7 +9,10 @@ function compile(p: SchedulePattern): Cron[] {
   const lines = cronLines(p);
   if (!lines) {
     const errors = validateSchedulePattern({ ...p, triggerType: 'Cron' });
-    throw DomainError.validationMany(Object.keys(errors).length ? errors : { patternType: ['The schedule pattern fires at no time.'] }, 'The schedule pattern is invalid.');
+    throw DomainError.validationMany(
+      Object.keys(errors).length ? errors : { patternType: ['The schedule pattern fires at no time.'] },
+      'The schedule pattern is invalid.',
+    );
   }
   const timezone = canonicalTimeZone(p.timeZone)!;
   return lines.map((line) => new Cron(line, { ...CRON_OPTIONS, timezone, paused: true }));

@@ -3,11 +3,27 @@ import { cronExpressionProblems } from './cron-syntax';
 import { canonicalTimeZone, normaliseSchedulePattern, SchedulePattern, validateSchedulePattern } from './schedule-pattern';
 
 const NONE: SchedulePattern = {
-  triggerType: 'Cron', patternType: 'SpecificTimes', daysOfWeek: null, runTimes: null, intervalValue: null, intervalUnit: null,
-  intervalWindowStart: null, intervalWindowEnd: null, cronExpression: null, timeZone: 'UTC',
+  triggerType: 'Cron',
+  patternType: 'SpecificTimes',
+  daysOfWeek: null,
+  runTimes: null,
+  intervalValue: null,
+  intervalUnit: null,
+  intervalWindowStart: null,
+  intervalWindowEnd: null,
+  cronExpression: null,
+  timeZone: 'UTC',
 };
 const SPECIFIC: SchedulePattern = { ...NONE, daysOfWeek: '1,2,3,4,5', runTimes: '09:00,17:30' };
-const INTERVAL: SchedulePattern = { ...NONE, patternType: 'Interval', daysOfWeek: '1', intervalValue: 30, intervalUnit: 'Minutes', intervalWindowStart: '08:00', intervalWindowEnd: '18:00' };
+const INTERVAL: SchedulePattern = {
+  ...NONE,
+  patternType: 'Interval',
+  daysOfWeek: '1',
+  intervalValue: 30,
+  intervalUnit: 'Minutes',
+  intervalWindowStart: '08:00',
+  intervalWindowEnd: '18:00',
+};
 const CUSTOM: SchedulePattern = { ...NONE, patternType: 'Custom', cronExpression: '0 9 * * 1-5' };
 
 describe('validateSchedulePattern', () => {
@@ -46,7 +62,12 @@ describe('validateSchedulePattern', () => {
     ['Interval without days', { ...INTERVAL, daysOfWeek: null }, 'daysOfWeek', /required for Interval/],
     ['Interval without a value', { ...INTERVAL, intervalValue: null }, 'intervalValue', /intervalValue is required for Interval/],
     ['Interval without a unit', { ...INTERVAL, intervalUnit: null }, 'intervalUnit', /intervalUnit is required for Interval/],
-    ['Interval without a window start', { ...INTERVAL, intervalWindowStart: null }, 'intervalWindowStart', /intervalWindowStart is required/],
+    [
+      'Interval without a window start',
+      { ...INTERVAL, intervalWindowStart: null },
+      'intervalWindowStart',
+      /intervalWindowStart is required/,
+    ],
     ['Interval without a window end', { ...INTERVAL, intervalWindowEnd: null }, 'intervalWindowEnd', /intervalWindowEnd is required/],
     ['interval 0', { ...INTERVAL, intervalValue: 0 }, 'intervalValue', /whole number from 1 to 59/],
     ['interval 60', { ...INTERVAL, intervalValue: 60 }, 'intervalValue', /whole number from 1 to 59/],
@@ -54,12 +75,37 @@ describe('validateSchedulePattern', () => {
     ['unit Days', { ...INTERVAL, intervalUnit: 'Days' as never }, 'intervalUnit', /Minutes or Hours/],
     ['a window start that is not a time', { ...INTERVAL, intervalWindowStart: '8am' }, 'intervalWindowStart', /HH:mm from 00:00 to 23:59/],
     ['a window end that is not a time', { ...INTERVAL, intervalWindowEnd: '24:00' }, 'intervalWindowEnd', /HH:mm from 00:00 to 23:59/],
-    ['a window ending before it starts', { ...INTERVAL, intervalWindowStart: '18:00', intervalWindowEnd: '08:00' }, 'intervalWindowEnd', /must be later than intervalWindowStart/],
-    ['an empty window', { ...INTERVAL, intervalWindowStart: '08:00', intervalWindowEnd: '08:00' }, 'intervalWindowEnd', /must be later than intervalWindowStart/],
+    [
+      'a window ending before it starts',
+      { ...INTERVAL, intervalWindowStart: '18:00', intervalWindowEnd: '08:00' },
+      'intervalWindowEnd',
+      /must be later than intervalWindowStart/,
+    ],
+    [
+      'an empty window',
+      { ...INTERVAL, intervalWindowStart: '08:00', intervalWindowEnd: '08:00' },
+      'intervalWindowEnd',
+      /must be later than intervalWindowStart/,
+    ],
     ['Custom without an expression', { ...CUSTOM, cronExpression: null }, 'cronExpression', /cronExpression is required for Custom/],
-    ['Custom with an hour out of range', { ...CUSTOM, cronExpression: '0 25 * * *' }, 'cronExpression', /the hour field '25' is out of range 0-23/],
-    ['Custom with seconds', { ...CUSTOM, cronExpression: '0 0 9 * * *' }, 'cronExpression', /has 6 fields: a cron expression has exactly 5 .*seconds/],
-    ['an unknown time zone', { ...SPECIFIC, timeZone: 'Mars/Olympus_Mons' }, 'timeZone', /'Mars\/Olympus_Mons' is not an IANA time zone name/],
+    [
+      'Custom with an hour out of range',
+      { ...CUSTOM, cronExpression: '0 25 * * *' },
+      'cronExpression',
+      /the hour field '25' is out of range 0-23/,
+    ],
+    [
+      'Custom with seconds',
+      { ...CUSTOM, cronExpression: '0 0 9 * * *' },
+      'cronExpression',
+      /has 6 fields: a cron expression has exactly 5 .*seconds/,
+    ],
+    [
+      'an unknown time zone',
+      { ...SPECIFIC, timeZone: 'Mars/Olympus_Mons' },
+      'timeZone',
+      /'Mars\/Olympus_Mons' is not an IANA time zone name/,
+    ],
     ['an offset instead of a zone', { ...SPECIFIC, timeZone: '+01:00' }, 'timeZone', /not an IANA time zone/],
     ['an empty time zone', { ...SPECIFIC, timeZone: '' }, 'timeZone', /not an IANA time zone/],
   ])('rejects %s, naming the field', (_, pattern, field, message) => {
@@ -70,13 +116,24 @@ describe('validateSchedulePattern', () => {
 
   it('checks the format of values a Manual schedule carries, but requires none', () => {
     expect(validateSchedulePattern({ ...NONE, triggerType: 'Manual', daysOfWeek: '8', intervalValue: 99 })).toEqual({
-      daysOfWeek: [expect.stringMatching(/'8' is not one/)], intervalValue: [expect.stringMatching(/1 to 59/)],
+      daysOfWeek: [expect.stringMatching(/'8' is not one/)],
+      intervalValue: [expect.stringMatching(/1 to 59/)],
     });
   });
 
   it('reports every problem at once', () => {
-    expect(Object.keys(validateSchedulePattern({ ...INTERVAL, daysOfWeek: 'x', intervalValue: 0, intervalUnit: 'Weeks' as never, intervalWindowStart: 'a', timeZone: 'Nowhere' })).sort())
-      .toEqual(['daysOfWeek', 'intervalUnit', 'intervalValue', 'intervalWindowStart', 'timeZone']);
+    expect(
+      Object.keys(
+        validateSchedulePattern({
+          ...INTERVAL,
+          daysOfWeek: 'x',
+          intervalValue: 0,
+          intervalUnit: 'Weeks' as never,
+          intervalWindowStart: 'a',
+          timeZone: 'Nowhere',
+        }),
+      ).sort(),
+    ).toEqual(['daysOfWeek', 'intervalUnit', 'intervalValue', 'intervalWindowStart', 'timeZone']);
   });
 });
 
@@ -110,9 +167,12 @@ describe('Custom cron expressions', () => {
     expect(problems.join(' ')).toMatch(message);
   });
 
-  it.each(['0 9 * * 1-5', '*/5 * * * *', '0-30/10 8-17 1,15 JAN-MAR mon-fri', '0 0 29 2 *', '0 12 * * 7', '0 9 * * SUN'])('accepts %j', (expression) => {
-    expect(cronExpressionProblems(expression)).toEqual([]);
-  });
+  it.each(['0 9 * * 1-5', '*/5 * * * *', '0-30/10 8-17 1,15 JAN-MAR mon-fri', '0 0 29 2 *', '0 12 * * 7', '0 9 * * SUN'])(
+    'accepts %j',
+    (expression) => {
+      expect(cronExpressionProblems(expression)).toEqual([]);
+    },
+  );
 
   it('accepts at most 24 lines', () => {
     expect(cronExpressionProblems(Array.from({ length: 24 }, (_, h) => `0 ${h} * * *`).join(';'))).toEqual([]);
@@ -122,11 +182,17 @@ describe('Custom cron expressions', () => {
 
 describe('normaliseSchedulePattern and canonicalCronExpression', () => {
   it('sorts days and times, trims, spells the time zone canonically and tidies a Custom expression', () => {
-    expect(normaliseSchedulePattern({ ...SPECIFIC, daysOfWeek: '5, 1,3', runTimes: '17:30, 09:00', timeZone: 'europe/london' }))
-      .toMatchObject({ daysOfWeek: '1,3,5', runTimes: '09:00,17:30', timeZone: 'Europe/London' });
-    expect(normaliseSchedulePattern({ ...CUSTOM, cronExpression: '  0  9 * *   1-5 ;30 17 * * 1-5 ' }).cronExpression).toBe('0 9 * * 1-5; 30 17 * * 1-5');
-    expect(normaliseSchedulePattern({ ...INTERVAL, intervalWindowStart: ' 08:00 ', runTimes: '', daysOfWeek: '' }))
-      .toMatchObject({ intervalWindowStart: '08:00', runTimes: null, daysOfWeek: null });
+    expect(
+      normaliseSchedulePattern({ ...SPECIFIC, daysOfWeek: '5, 1,3', runTimes: '17:30, 09:00', timeZone: 'europe/london' }),
+    ).toMatchObject({ daysOfWeek: '1,3,5', runTimes: '09:00,17:30', timeZone: 'Europe/London' });
+    expect(normaliseSchedulePattern({ ...CUSTOM, cronExpression: '  0  9 * *   1-5 ;30 17 * * 1-5 ' }).cronExpression).toBe(
+      '0 9 * * 1-5; 30 17 * * 1-5',
+    );
+    expect(normaliseSchedulePattern({ ...INTERVAL, intervalWindowStart: ' 08:00 ', runTimes: '', daysOfWeek: '' })).toMatchObject({
+      intervalWindowStart: '08:00',
+      runTimes: null,
+      daysOfWeek: null,
+    });
   });
 
   it('shows a generated expression whatever the trigger, and null while the pattern is incomplete', () => {
@@ -136,9 +202,21 @@ describe('normaliseSchedulePattern and canonicalCronExpression', () => {
     expect(canonicalCronExpression({ ...SPECIFIC, daysOfWeek: '0,1,2,3,4,5,6', runTimes: '06:00' })).toBe('0 6 * * *');
   });
 
-  it.each<[number[], string]>([[[1, 2, 3, 4, 5], '1-5'], [[0, 6], '0,6'], [[1, 2, 4, 5, 6], '1,2,4-6'], [[3], '3'], [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23], '0-23']])(
-    'compactList(%j) = %s', (values, text) => expect(compactList(values)).toBe(text));
+  it.each<[number[], string]>([
+    [[1, 2, 3, 4, 5], '1-5'],
+    [[0, 6], '0,6'],
+    [[1, 2, 4, 5, 6], '1,2,4-6'],
+    [[3], '3'],
+    [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23], '0-23'],
+  ])('compactList(%j) = %s', (values, text) => expect(compactList(values)).toBe(text));
 
-  it.each<[string, string | null]>([['UTC', 'UTC'], ['utc', 'UTC'], ['Europe/London', 'Europe/London'], ['US/Eastern', 'America/New_York'], ['Not/AZone', null], ['', null], ['Europe/London; DROP', null]])(
-    'canonicalTimeZone(%j) = %j', (name, canonical) => expect(canonicalTimeZone(name)).toBe(canonical));
+  it.each<[string, string | null]>([
+    ['UTC', 'UTC'],
+    ['utc', 'UTC'],
+    ['Europe/London', 'Europe/London'],
+    ['US/Eastern', 'America/New_York'],
+    ['Not/AZone', null],
+    ['', null],
+    ['Europe/London; DROP', null],
+  ])('canonicalTimeZone(%j) = %j', (name, canonical) => expect(canonicalTimeZone(name)).toBe(canonical));
 });

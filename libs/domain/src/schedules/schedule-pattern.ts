@@ -58,7 +58,9 @@ export function parseDaysOfWeek(text: string): Parsed<number[]> {
   const days = new Set<number>();
   for (const item of items) {
     if (!/^[0-6]$/.test(item)) {
-      return { problem: `daysOfWeek must be comma-separated day numbers from 0 (Sunday) to 6 (Saturday), e.g. 1,2,3,4,5; '${item}' is not one.` };
+      return {
+        problem: `daysOfWeek must be comma-separated day numbers from 0 (Sunday) to 6 (Saturday), e.g. 1,2,3,4,5; '${item}' is not one.`,
+      };
     }
     const day = Number(item);
     if (days.has(day)) return { problem: `daysOfWeek lists ${day} (${DAY_NAMES[day]}) more than once.` };
@@ -74,7 +76,9 @@ export function parseRunTimes(text: string): Parsed<number[]> {
   for (const item of items) {
     const t = parseTimeOfDay(item);
     if (t === null) {
-      return { problem: `runTimes must be comma-separated 24-hour times HH:mm from 00:00 to 23:59, e.g. 09:00,17:30; '${item}' is not one.` };
+      return {
+        problem: `runTimes must be comma-separated 24-hour times HH:mm from 00:00 to 23:59, e.g. 09:00,17:30; '${item}' is not one.`,
+      };
     }
     if (times.has(t)) return { problem: `runTimes lists ${item} more than once.` };
     times.add(t);
@@ -84,7 +88,8 @@ export function parseRunTimes(text: string): Parsed<number[]> {
 
 /** The canonical IANA name of a time zone (`europe/london` → `Europe/London`), or null when unknown. */
 export function canonicalTimeZone(name: string): string | null {
-  if (typeof name !== 'string' || !name.trim() || name.length > MAX_TIME_ZONE_LENGTH || !/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name.trim())) return null;
+  if (typeof name !== 'string' || !name.trim() || name.length > MAX_TIME_ZONE_LENGTH || !/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name.trim()))
+    return null;
   try {
     return new Intl.DateTimeFormat('en-US', { timeZone: name.trim() }).resolvedOptions().timeZone;
   } catch {
@@ -108,19 +113,26 @@ export function validateSchedulePattern(p: SchedulePattern): ValidationErrors {
   if (!SCHEDULE_TRIGGER_TYPES.includes(p.triggerType)) add('triggerType', 'triggerType must be Cron or Manual.');
   if (!SCHEDULE_PATTERN_TYPES.includes(p.patternType)) add('patternType', 'patternType must be SpecificTimes, Interval or Custom.');
   if (isBlank(p.timeZone) || !canonicalTimeZone(p.timeZone)) {
-    add('timeZone', `timeZone '${String(p.timeZone ?? '').slice(0, 80)}' is not an IANA time zone name (e.g. UTC, Europe/London, America/New_York).`);
+    add(
+      'timeZone',
+      `timeZone '${String(p.timeZone ?? '').slice(0, 80)}' is not an IANA time zone name (e.g. UTC, Europe/London, America/New_York).`,
+    );
   }
 
   if (!isBlank(p.daysOfWeek)) {
-    const days = typeof p.daysOfWeek === 'string' ? parseDaysOfWeek(p.daysOfWeek) : { problem: 'daysOfWeek must be text such as 1,2,3,4,5.' };
+    const days =
+      typeof p.daysOfWeek === 'string' ? parseDaysOfWeek(p.daysOfWeek) : { problem: 'daysOfWeek must be text such as 1,2,3,4,5.' };
     if (days.problem) add('daysOfWeek', days.problem);
   }
   if (!isBlank(p.runTimes)) {
     const times = typeof p.runTimes === 'string' ? parseRunTimes(p.runTimes) : { problem: 'runTimes must be text such as 09:00,17:30.' };
     if (times.problem) add('runTimes', times.problem);
   }
-  if (p.intervalValue !== null && p.intervalValue !== undefined
-      && (!Number.isInteger(p.intervalValue) || p.intervalValue < MIN_INTERVAL_VALUE || p.intervalValue > MAX_INTERVAL_VALUE)) {
+  if (
+    p.intervalValue !== null &&
+    p.intervalValue !== undefined &&
+    (!Number.isInteger(p.intervalValue) || p.intervalValue < MIN_INTERVAL_VALUE || p.intervalValue > MAX_INTERVAL_VALUE)
+  ) {
     add('intervalValue', `intervalValue must be a whole number from ${MIN_INTERVAL_VALUE} to ${MAX_INTERVAL_VALUE}.`);
   }
   if (p.intervalUnit !== null && p.intervalUnit !== undefined && !SCHEDULE_INTERVAL_UNITS.includes(p.intervalUnit)) {
@@ -134,9 +146,15 @@ export function validateSchedulePattern(p: SchedulePattern): ValidationErrors {
     if (t === null) add(field, `${field} must be a 24-hour time HH:mm from 00:00 to 23:59, e.g. 08:00.`);
     else windowTimes[field] = t;
   }
-  if (windowTimes.intervalWindowStart !== undefined && windowTimes.intervalWindowEnd !== undefined
-      && windowTimes.intervalWindowEnd <= windowTimes.intervalWindowStart) {
-    add('intervalWindowEnd', `intervalWindowEnd (${p.intervalWindowEnd}) must be later than intervalWindowStart (${p.intervalWindowStart}); the window lies within one day.`);
+  if (
+    windowTimes.intervalWindowStart !== undefined &&
+    windowTimes.intervalWindowEnd !== undefined &&
+    windowTimes.intervalWindowEnd <= windowTimes.intervalWindowStart
+  ) {
+    add(
+      'intervalWindowEnd',
+      `intervalWindowEnd (${p.intervalWindowEnd}) must be later than intervalWindowStart (${p.intervalWindowStart}); the window lies within one day.`,
+    );
   }
   if (!isBlank(p.cronExpression)) {
     if (typeof p.cronExpression !== 'string') add('cronExpression', 'cronExpression must be text.');

@@ -28,9 +28,27 @@ export const STEP_TYPE_FIELDS: Readonly<Record<ScheduleStepType, { required: rea
   SqlScript: { required: ['sqlConnectionString', 'sqlScriptPath'], optional: [] },
 };
 
-const TYPE_FIELDS: readonly TypeField[] = ['connectedSystemId', 'runProfileId', 'scriptPath', 'arguments', 'executablePath', 'workingDirectory', 'sqlConnectionString', 'sqlScriptPath'];
+const TYPE_FIELDS: readonly TypeField[] = [
+  'connectedSystemId',
+  'runProfileId',
+  'scriptPath',
+  'arguments',
+  'executablePath',
+  'workingDirectory',
+  'sqlConnectionString',
+  'sqlScriptPath',
+];
 const PATH_FIELDS: readonly TextField[] = ['scriptPath', 'executablePath', 'workingDirectory', 'sqlScriptPath'];
-const KNOWN_FIELDS = new Set(['id', 'stepIndex', 'name', 'executionMode', 'stepType', 'continueOnFailure', 'timeoutSeconds', ...TYPE_FIELDS]);
+const KNOWN_FIELDS = new Set([
+  'id',
+  'stepIndex',
+  'name',
+  'executionMode',
+  'stepType',
+  'continueOnFailure',
+  'timeoutSeconds',
+  ...TYPE_FIELDS,
+]);
 
 /** A step as validated from a request: clean values, executionMode derived from the index order. */
 export interface ScheduleStepDraft {
@@ -96,7 +114,8 @@ export function validateScheduleSteps(input: unknown): { steps: ScheduleStepDraf
 
     let id: string | null = null;
     if (s.id !== undefined && s.id !== null) {
-      if (typeof s.id !== 'string' || !UUID.test(s.id)) add(f('id'), `${f('id')} must be the UUID of an existing step of this schedule, or absent for a new step.`);
+      if (typeof s.id !== 'string' || !UUID.test(s.id))
+        add(f('id'), `${f('id')} must be the UUID of an existing step of this schedule, or absent for a new step.`);
       else {
         id = s.id.toLowerCase();
         if (seenIds.has(id)) add(f('id'), `${f('id')} repeats the id of steps[${seenIds.get(id)}]; each step appears once.`);
@@ -114,26 +133,41 @@ export function validateScheduleSteps(input: unknown): { steps: ScheduleStepDraf
     }
     let name: string | null = null;
     if (s.name !== undefined && s.name !== null) {
-      if (typeof s.name !== 'string' || s.name.trim().length > MAX_STEP_NAME_LENGTH) add(f('name'), `${f('name')} must be text of at most ${MAX_STEP_NAME_LENGTH} characters.`);
+      if (typeof s.name !== 'string' || s.name.trim().length > MAX_STEP_NAME_LENGTH)
+        add(f('name'), `${f('name')} must be text of at most ${MAX_STEP_NAME_LENGTH} characters.`);
       else name = s.name.trim() || null;
     }
     if (s.continueOnFailure !== undefined && s.continueOnFailure !== null && typeof s.continueOnFailure !== 'boolean') {
       add(f('continueOnFailure'), `${f('continueOnFailure')} must be true or false.`);
     }
     const timeout = s.timeoutSeconds;
-    if (timeout !== undefined && timeout !== null
-        && (!Number.isInteger(timeout) || (timeout as number) < MIN_STEP_TIMEOUT_SECONDS || (timeout as number) > MAX_STEP_TIMEOUT_SECONDS)) {
-      add(f('timeoutSeconds'), `${f('timeoutSeconds')} must be a whole number of seconds from ${MIN_STEP_TIMEOUT_SECONDS} to ${MAX_STEP_TIMEOUT_SECONDS}, or null for no timeout.`);
+    if (
+      timeout !== undefined &&
+      timeout !== null &&
+      (!Number.isInteger(timeout) || (timeout as number) < MIN_STEP_TIMEOUT_SECONDS || (timeout as number) > MAX_STEP_TIMEOUT_SECONDS)
+    ) {
+      add(
+        f('timeoutSeconds'),
+        `${f('timeoutSeconds')} must be a whole number of seconds from ${MIN_STEP_TIMEOUT_SECONDS} to ${MAX_STEP_TIMEOUT_SECONDS}, or null for no timeout.`,
+      );
     }
 
     const values: Partial<Record<TypeField, string | number>> = {};
     for (const field of ['connectedSystemId', 'runProfileId'] as const) {
       const v = s[field];
       if (v === undefined || v === null) continue;
-      if (!Number.isInteger(v) || (v as number) < 1 || (v as number) > MAX_INT) add(f(field), `${f(field)} must be a positive whole number.`);
+      if (!Number.isInteger(v) || (v as number) < 1 || (v as number) > MAX_INT)
+        add(f(field), `${f(field)} must be a positive whole number.`);
       else values[field] = v as number;
     }
-    for (const field of ['scriptPath', 'arguments', 'executablePath', 'workingDirectory', 'sqlConnectionString', 'sqlScriptPath'] as const) {
+    for (const field of [
+      'scriptPath',
+      'arguments',
+      'executablePath',
+      'workingDirectory',
+      'sqlConnectionString',
+      'sqlScriptPath',
+    ] as const) {
       const v = s[field];
       if (v === undefined || v === null) continue;
       if (typeof v !== 'string') {
@@ -191,8 +225,10 @@ export function validateScheduleSteps(input: unknown): { steps: ScheduleStepDraf
   let expected = 0;
   for (const step of ordered) {
     if (step.stepIndex > expected) {
-      add(`steps[${step.position}].stepIndex`,
-        `steps[${step.position}].stepIndex ${step.stepIndex} leaves a gap: step indices run from 0 without gaps, and no step has index ${expected}.`);
+      add(
+        `steps[${step.position}].stepIndex`,
+        `steps[${step.position}].stepIndex ${step.stepIndex} leaves a gap: step indices run from 0 without gaps, and no step has index ${expected}.`,
+      );
       break;
     }
     expected = step.stepIndex + 1;

@@ -1,5 +1,12 @@
 import { DomainError } from '../errors/domain-error';
-import { decodeSettingValue, encodeSettingValue, findSettingDefinition, SETTING_DEFINITIONS, SettingKeys, validateSettingValue } from './service-settings';
+import {
+  decodeSettingValue,
+  encodeSettingValue,
+  findSettingDefinition,
+  SETTING_DEFINITIONS,
+  SettingKeys,
+  validateSettingValue,
+} from './service-settings';
 
 const def = (key: string) => {
   const d = findSettingDefinition(key);

@@ -4,7 +4,12 @@ import { ValidationErrors } from '../errors/domain-error';
  * Checks that `requested` is a complete reordering of `current` (the same ids, each exactly once) and
  * returns the field errors when it is not — used for attribute priority and matching-rule order.
  */
-export function checkCompleteOrder(current: readonly number[], requested: readonly unknown[], field: string, noun: string): ValidationErrors {
+export function checkCompleteOrder(
+  current: readonly number[],
+  requested: readonly unknown[],
+  field: string,
+  noun: string,
+): ValidationErrors {
   const errors: string[] = [];
   const known = new Set(current);
   const seen = new Set<number>();
@@ -21,7 +26,8 @@ export function checkCompleteOrder(current: readonly number[], requested: readon
   }
   const missing = current.filter((id) => !seen.has(id));
   if (duplicates.size) errors.push(`${field} lists ${[...duplicates].join(', ')} more than once.`);
-  if (unknown.length) errors.push(`${field} lists ${unknown.join(', ')}, which ${unknown.length === 1 ? 'is not one of' : 'are not among'} the ${noun}.`);
+  if (unknown.length)
+    errors.push(`${field} lists ${unknown.join(', ')}, which ${unknown.length === 1 ? 'is not one of' : 'are not among'} the ${noun}.`);
   if (missing.length) errors.push(`${field} must list every one of the ${noun}; missing: ${missing.join(', ')}.`);
   return errors.length ? { [field]: errors } : {};
 }

@@ -1,8 +1,17 @@
 import { parseDateTime } from '../common/date-time';
 import { AttributeDataType } from '../metaverse/metaverse-schema';
 import {
-  describeRelativeDate, parseRelativeDate, RelativeDateDirection, RelativeDateUnit, resolveRelativeDate,
-  SCOPING_LIMITS, ScopingAttribute, ScopingGroup, ScopingGroupType, ScopingOperator, validateScopingCriteria,
+  describeRelativeDate,
+  parseRelativeDate,
+  RelativeDateDirection,
+  RelativeDateUnit,
+  resolveRelativeDate,
+  SCOPING_LIMITS,
+  ScopingAttribute,
+  ScopingGroup,
+  ScopingGroupType,
+  ScopingOperator,
+  validateScopingCriteria,
 } from './scoping-criteria';
 import { evaluateScoping, scopingAttributeIds } from './scoping-evaluation';
 
@@ -24,7 +33,12 @@ const NOW = new Date('2025-06-15T12:00:00.000Z');
 
 const all = (...criteria: unknown[]) => ({ type: 'All', criteria });
 const any = (...criteria: unknown[]) => ({ type: 'Any', criteria });
-const c = (attributeId: number, operator: string, value?: unknown, caseSensitive?: boolean) => ({ attributeId, operator, value, ...(caseSensitive === undefined ? {} : { caseSensitive }) });
+const c = (attributeId: number, operator: string, value?: unknown, caseSensitive?: boolean) => ({
+  attributeId,
+  operator,
+  value,
+  ...(caseSensitive === undefined ? {} : { caseSensitive }),
+});
 
 function valid(input: unknown): ScopingGroup[] {
   const result = validateScopingCriteria(input, SCHEMA);
@@ -41,21 +55,37 @@ describe('validateScopingCriteria', () => {
 
   it('normalises a valid tree: defaults, ISO instants, relative dates as objects, lower-case GUIDs', () => {
     const criteria = valid([
-      { type: 'All', criteria: [c(1, 'Equals', 'Sales'), c(3, 'LessThan', '2025-01-31'), c(3, 'GreaterThan', '30 days ago')],
-        groups: [{ type: 'Any', criteria: [c(5, 'Equals', 'ABCDEF00-0000-4000-8000-000000000001'), c(6, 'IsPresent')] }] },
+      {
+        type: 'All',
+        criteria: [c(1, 'Equals', 'Sales'), c(3, 'LessThan', '2025-01-31'), c(3, 'GreaterThan', '30 days ago')],
+        groups: [{ type: 'Any', criteria: [c(5, 'Equals', 'ABCDEF00-0000-4000-8000-000000000001'), c(6, 'IsPresent')] }],
+      },
     ]);
-    expect(criteria).toEqual([{
-      type: ScopingGroupType.All,
-      criteria: [
-        { attributeId: 1, operator: ScopingOperator.Equals, value: 'Sales', caseSensitive: false },
-        { attributeId: 3, operator: ScopingOperator.LessThan, value: '2025-01-31T00:00:00.000Z', caseSensitive: false },
-        { attributeId: 3, operator: ScopingOperator.GreaterThan, value: { relative: { amount: 30, unit: 'Days', direction: 'Ago' } }, caseSensitive: false },
-      ],
-      groups: [{ type: ScopingGroupType.Any, groups: [], criteria: [
-        { attributeId: 5, operator: ScopingOperator.Equals, value: 'abcdef00-0000-4000-8000-000000000001', caseSensitive: false },
-        { attributeId: 6, operator: ScopingOperator.IsPresent, value: null, caseSensitive: false },
-      ] }],
-    }]);
+    expect(criteria).toEqual([
+      {
+        type: ScopingGroupType.All,
+        criteria: [
+          { attributeId: 1, operator: ScopingOperator.Equals, value: 'Sales', caseSensitive: false },
+          { attributeId: 3, operator: ScopingOperator.LessThan, value: '2025-01-31T00:00:00.000Z', caseSensitive: false },
+          {
+            attributeId: 3,
+            operator: ScopingOperator.GreaterThan,
+            value: { relative: { amount: 30, unit: 'Days', direction: 'Ago' } },
+            caseSensitive: false,
+          },
+        ],
+        groups: [
+          {
+            type: ScopingGroupType.Any,
+            groups: [],
+            criteria: [
+              { attributeId: 5, operator: ScopingOperator.Equals, value: 'abcdef00-0000-4000-8000-000000000001', caseSensitive: false },
+              { attributeId: 6, operator: ScopingOperator.IsPresent, value: null, caseSensitive: false },
+            ],
+          },
+        ],
+      },
+    ]);
   });
 
   it.each([
@@ -64,19 +94,49 @@ describe('validateScopingCriteria', () => {
     ['an unknown group type', [{ type: 'Some', criteria: [c(1, 'Equals', 'x')] }], 'scopingCriteria[0].type', /All .* or Any/],
     ['an empty group', [{ type: 'All', criteria: [], groups: [] }], 'scopingCriteria[0]', /is empty/],
     ['criteria that is not an array', [{ type: 'All', criteria: 'x' }], 'scopingCriteria[0].criteria', /must be an array/],
-    ['an unknown group field', [{ type: 'All', criteria: [c(1, 'Equals', 'x')], extra: 1 }], 'scopingCriteria[0].extra', /not a known field/],
-    ['an unknown criterion field', [all({ ...c(1, 'Equals', 'x'), negate: true })], 'scopingCriteria[0].criteria[0].negate', /not a known field/],
+    [
+      'an unknown group field',
+      [{ type: 'All', criteria: [c(1, 'Equals', 'x')], extra: 1 }],
+      'scopingCriteria[0].extra',
+      /not a known field/,
+    ],
+    [
+      'an unknown criterion field',
+      [all({ ...c(1, 'Equals', 'x'), negate: true })],
+      'scopingCriteria[0].criteria[0].negate',
+      /not a known field/,
+    ],
     ['a criterion that is not an object', [all(5)], 'scopingCriteria[0].criteria[0]', /must be an object/],
-    ['a missing attributeId', [all({ operator: 'Equals', value: 'x' })], 'scopingCriteria[0].criteria[0].attributeId', /positive whole number/],
-    ['an attribute of another object type', [all(c(99, 'Equals', 'x'))], 'scopingCriteria[0].criteria[0].attributeId', /99 is not one this rule can test/],
+    [
+      'a missing attributeId',
+      [all({ operator: 'Equals', value: 'x' })],
+      'scopingCriteria[0].criteria[0].attributeId',
+      /positive whole number/,
+    ],
+    [
+      'an attribute of another object type',
+      [all(c(99, 'Equals', 'x'))],
+      'scopingCriteria[0].criteria[0].attributeId',
+      /99 is not one this rule can test/,
+    ],
     ['an unknown operator', [all(c(1, 'Like', 'x'))], 'scopingCriteria[0].criteria[0].operator', /must be one of Equals/],
-    ['an ordering operator on text', [all(c(1, 'LessThan', 'x'))], 'scopingCriteria[0].criteria[0].operator', /LessThan cannot be used with "department" \(String\)/],
+    [
+      'an ordering operator on text',
+      [all(c(1, 'LessThan', 'x'))],
+      'scopingCriteria[0].criteria[0].operator',
+      /LessThan cannot be used with "department" \(String\)/,
+    ],
     ['StartsWith on a number', [all(c(2, 'StartsWith', 1))], 'scopingCriteria[0].criteria[0].operator', /StartsWith cannot be used/],
     ['Equals on a reference', [all(c(6, 'Equals', 'x'))], 'scopingCriteria[0].criteria[0].operator', /use one of IsPresent, IsNotPresent/],
     ['GreaterThan on a boolean', [all(c(4, 'GreaterThan', true))], 'scopingCriteria[0].criteria[0].operator', /cannot be used/],
     ['a missing value', [all(c(1, 'Equals'))], 'scopingCriteria[0].criteria[0].value', /needs a value/],
     ['an empty text value', [all(c(1, 'Equals', ''))], 'scopingCriteria[0].criteria[0].value', /IsNotPresent/],
-    ['a text value that is too long', [all(c(1, 'Contains', 'x'.repeat(SCOPING_LIMITS.maxValueLength + 1)))], 'scopingCriteria[0].criteria[0].value', /at most 1000/],
+    [
+      'a text value that is too long',
+      [all(c(1, 'Contains', 'x'.repeat(SCOPING_LIMITS.maxValueLength + 1)))],
+      'scopingCriteria[0].criteria[0].value',
+      /at most 1000/,
+    ],
     ['a number for a text attribute', [all(c(1, 'Equals', 5))], 'scopingCriteria[0].criteria[0].value', /must be a string/],
     ['text for an Integer', [all(c(2, 'Equals', '5'))], 'scopingCriteria[0].criteria[0].value', /whole number/],
     ['a fraction for an Integer', [all(c(2, 'Equals', 1.5))], 'scopingCriteria[0].criteria[0].value', /whole number/],
@@ -85,14 +145,44 @@ describe('validateScopingCriteria', () => {
     ['a malformed GUID', [all(c(5, 'Equals', 'not-a-guid'))], 'scopingCriteria[0].criteria[0].value', /must be a GUID/],
     ['a malformed date', [all(c(3, 'LessThan', '31/01/2025'))], 'scopingCriteria[0].criteria[0].value', /ISO 8601/],
     ['an impossible date', [all(c(3, 'LessThan', '2025-02-30'))], 'scopingCriteria[0].criteria[0].value', /ISO 8601/],
-    ['a relative date with an unknown unit', [all(c(3, 'LessThan', { relative: { amount: 3, unit: 'Fortnights', direction: 'Ago' } }))], 'scopingCriteria[0].criteria[0].value', /unit must be one of Minutes/],
-    ['a relative date with a negative amount', [all(c(3, 'LessThan', { relative: { amount: -3, unit: 'Days', direction: 'Ago' } }))], 'scopingCriteria[0].criteria[0].value', /amount must be a whole number of at least 0/],
-    ['a relative date with a bad direction', [all(c(3, 'LessThan', { relative: { amount: 3, unit: 'Days', direction: 'Later' } }))], 'scopingCriteria[0].criteria[0].value', /Ago or FromNow/],
-    ['a relative date with an extra field', [all(c(3, 'LessThan', { relative: { amount: 3, unit: 'Days', direction: 'Ago', at: 1 } }))], 'scopingCriteria[0].criteria[0].value', /unknown fields: at/],
-    ['a relative date that is too far', [all(c(3, 'LessThan', '100001 days ago'))], 'scopingCriteria[0].criteria[0].value', /at most 100000/],
+    [
+      'a relative date with an unknown unit',
+      [all(c(3, 'LessThan', { relative: { amount: 3, unit: 'Fortnights', direction: 'Ago' } }))],
+      'scopingCriteria[0].criteria[0].value',
+      /unit must be one of Minutes/,
+    ],
+    [
+      'a relative date with a negative amount',
+      [all(c(3, 'LessThan', { relative: { amount: -3, unit: 'Days', direction: 'Ago' } }))],
+      'scopingCriteria[0].criteria[0].value',
+      /amount must be a whole number of at least 0/,
+    ],
+    [
+      'a relative date with a bad direction',
+      [all(c(3, 'LessThan', { relative: { amount: 3, unit: 'Days', direction: 'Later' } }))],
+      'scopingCriteria[0].criteria[0].value',
+      /Ago or FromNow/,
+    ],
+    [
+      'a relative date with an extra field',
+      [all(c(3, 'LessThan', { relative: { amount: 3, unit: 'Days', direction: 'Ago', at: 1 } }))],
+      'scopingCriteria[0].criteria[0].value',
+      /unknown fields: at/,
+    ],
+    [
+      'a relative date that is too far',
+      [all(c(3, 'LessThan', '100001 days ago'))],
+      'scopingCriteria[0].criteria[0].value',
+      /at most 100000/,
+    ],
     ['a value on IsPresent', [all(c(1, 'IsPresent', 'x'))], 'scopingCriteria[0].criteria[0].value', /takes no value/],
     ['caseSensitive on a number', [all(c(2, 'Equals', 1, true))], 'scopingCriteria[0].criteria[0].caseSensitive', /text attributes only/],
-    ['caseSensitive that is not a boolean', [all(c(1, 'Equals', 'x', 'yes' as unknown as boolean))], 'scopingCriteria[0].criteria[0].caseSensitive', /true or false/],
+    [
+      'caseSensitive that is not a boolean',
+      [all(c(1, 'Equals', 'x', 'yes' as unknown as boolean))],
+      'scopingCriteria[0].criteria[0].caseSensitive',
+      /true or false/,
+    ],
   ])('refuses %s, naming the path', (_label, input, path, message) => {
     const result = validateScopingCriteria(input, SCHEMA);
     expect(result.criteria).toEqual([]);
@@ -101,28 +191,38 @@ describe('validateScopingCriteria', () => {
   });
 
   it('names paths inside nested groups and reports every error at once', () => {
-    const result = validateScopingCriteria([
-      all(c(1, 'Equals', 'x')),
-      { type: 'Any', criteria: [c(1, 'Equals', 'y')], groups: [{ type: 'All', criteria: [c(1, 'Equals', 'z'), c(2, 'Bogus', 1)] }] },
-      { type: 'Nope', criteria: [c(1, 'Equals', 'x')] },
-    ], SCHEMA);
+    const result = validateScopingCriteria(
+      [
+        all(c(1, 'Equals', 'x')),
+        { type: 'Any', criteria: [c(1, 'Equals', 'y')], groups: [{ type: 'All', criteria: [c(1, 'Equals', 'z'), c(2, 'Bogus', 1)] }] },
+        { type: 'Nope', criteria: [c(1, 'Equals', 'x')] },
+      ],
+      SCHEMA,
+    );
     expect(Object.keys(result.errors).sort()).toEqual(['scopingCriteria[1].groups[0].criteria[1].operator', 'scopingCriteria[2].type']);
   });
 
   it('uses the field name it is given', () => {
-    expect(Object.keys(validateScopingCriteria([all(c(99, 'Equals', 'x'))], SCHEMA, 'body.scope').errors)).toEqual(['body.scope[0].criteria[0].attributeId']);
+    expect(Object.keys(validateScopingCriteria([all(c(99, 'Equals', 'x'))], SCHEMA, 'body.scope').errors)).toEqual([
+      'body.scope[0].criteria[0].attributeId',
+    ]);
   });
 
   it(`limits nesting to ${SCOPING_LIMITS.maxDepth} levels`, () => {
-    const nest = (depth: number): object => (depth === 1 ? all(c(1, 'Equals', 'x')) : { type: 'All', criteria: [], groups: [nest(depth - 1)] });
+    const nest = (depth: number): object =>
+      depth === 1 ? all(c(1, 'Equals', 'x')) : { type: 'All', criteria: [], groups: [nest(depth - 1)] };
     expect(validateScopingCriteria([nest(SCOPING_LIMITS.maxDepth)], SCHEMA).errors).toEqual({});
     const tooDeep = validateScopingCriteria([nest(SCOPING_LIMITS.maxDepth + 1)], SCHEMA);
-    expect(tooDeep.errors).toEqual({ 'scopingCriteria[0].groups[0].groups[0].groups[0].groups[0].groups': ['Groups can be nested at most 5 levels deep.'] });
+    expect(tooDeep.errors).toEqual({
+      'scopingCriteria[0].groups[0].groups[0].groups[0].groups[0].groups': ['Groups can be nested at most 5 levels deep.'],
+    });
   });
 
   it('limits the number of criteria and groups', () => {
     const many = Array.from({ length: SCOPING_LIMITS.maxCriteria + 1 }, () => c(1, 'Equals', 'x'));
-    expect(validateScopingCriteria([{ type: 'Any', criteria: many }], SCHEMA).errors).toEqual({ scopingCriteria: ['A rule can have at most 200 criteria in all.'] });
+    expect(validateScopingCriteria([{ type: 'Any', criteria: many }], SCHEMA).errors).toEqual({
+      scopingCriteria: ['A rule can have at most 200 criteria in all.'],
+    });
     expect(validateScopingCriteria([{ type: 'Any', criteria: many.slice(1) }], SCHEMA).errors).toEqual({});
     const groups = Array.from({ length: SCOPING_LIMITS.maxGroups + 1 }, () => all(c(1, 'Equals', 'x')));
     expect(validateScopingCriteria(groups, SCHEMA).errors).toEqual({ scopingCriteria: ['A rule can have at most 50 groups in all.'] });
@@ -162,12 +262,16 @@ describe('relative and absolute dates', () => {
   it('clamps month arithmetic to the last day of the month', () => {
     const rel = { amount: 1, unit: RelativeDateUnit.Months, direction: RelativeDateDirection.FromNow };
     expect(resolveRelativeDate(rel, new Date('2025-01-31T08:00:00Z')).toISOString()).toBe('2025-02-28T08:00:00.000Z');
-    expect(resolveRelativeDate({ ...rel, unit: RelativeDateUnit.Years }, new Date('2024-02-29T00:00:00Z')).toISOString()).toBe('2025-02-28T00:00:00.000Z');
+    expect(resolveRelativeDate({ ...rel, unit: RelativeDateUnit.Years }, new Date('2024-02-29T00:00:00Z')).toISOString()).toBe(
+      '2025-02-28T00:00:00.000Z',
+    );
   });
 
   it('describes relative dates as text', () => {
     expect(describeRelativeDate({ amount: 1, unit: RelativeDateUnit.Days, direction: RelativeDateDirection.Ago })).toBe('1 day ago');
-    expect(describeRelativeDate({ amount: 3, unit: RelativeDateUnit.Weeks, direction: RelativeDateDirection.FromNow })).toBe('3 weeks from now');
+    expect(describeRelativeDate({ amount: 3, unit: RelativeDateUnit.Weeks, direction: RelativeDateDirection.FromNow })).toBe(
+      '3 weeks from now',
+    );
   });
 
   it.each([
@@ -291,7 +395,17 @@ describe('evaluateScoping', () => {
 
   it('reads values from a Map or a lookup function as well as a record', () => {
     const criteria = scope([all(c(1, 'Equals', 'Sales'), c(2, 'GreaterThan', 1))]);
-    expect(evaluateScoping(criteria, new Map<number, unknown>([[1, 'Sales'], [2, 5]]), NOW, TYPES)).toBe(true);
+    expect(
+      evaluateScoping(
+        criteria,
+        new Map<number, unknown>([
+          [1, 'Sales'],
+          [2, 5],
+        ]),
+        NOW,
+        TYPES,
+      ),
+    ).toBe(true);
     expect(evaluateScoping(criteria, (id) => (id === 1 ? ['Sales'] : 5), NOW, TYPES)).toBe(true);
     expect(evaluateScoping(criteria, (id) => (id === 1 ? 'HR' : 5), NOW, TYPES)).toBe(false);
   });
@@ -310,7 +424,9 @@ describe('evaluateScoping', () => {
   });
 
   it('lists the attributes the criteria test', () => {
-    const criteria = scope([{ type: 'All', criteria: [c(1, 'Equals', 'x'), c(2, 'Equals', 1)], groups: [any(c(1, 'Contains', 'y'), c(3, 'IsPresent'))] }]);
+    const criteria = scope([
+      { type: 'All', criteria: [c(1, 'Equals', 'x'), c(2, 'Equals', 1)], groups: [any(c(1, 'Contains', 'y'), c(3, 'IsPresent'))] },
+    ]);
     expect(scopingAttributeIds(criteria).sort()).toEqual([1, 2, 3]);
   });
 });

@@ -94,9 +94,22 @@ export type ScopingValueKind = 'text' | 'number' | 'integer' | 'date' | 'boolean
 
 const PRESENCE = [ScopingOperator.IsPresent, ScopingOperator.IsNotPresent];
 const EQUALITY = [ScopingOperator.Equals, ScopingOperator.NotEquals, ...PRESENCE];
-const TEXT = [...EQUALITY, ScopingOperator.StartsWith, ScopingOperator.NotStartsWith, ScopingOperator.EndsWith, ScopingOperator.NotEndsWith,
-  ScopingOperator.Contains, ScopingOperator.NotContains];
-const ORDERED = [...EQUALITY, ScopingOperator.LessThan, ScopingOperator.LessThanOrEqual, ScopingOperator.GreaterThan, ScopingOperator.GreaterThanOrEqual];
+const TEXT = [
+  ...EQUALITY,
+  ScopingOperator.StartsWith,
+  ScopingOperator.NotStartsWith,
+  ScopingOperator.EndsWith,
+  ScopingOperator.NotEndsWith,
+  ScopingOperator.Contains,
+  ScopingOperator.NotContains,
+];
+const ORDERED = [
+  ...EQUALITY,
+  ScopingOperator.LessThan,
+  ScopingOperator.LessThanOrEqual,
+  ScopingOperator.GreaterThan,
+  ScopingOperator.GreaterThanOrEqual,
+];
 
 /** The value kind of an attribute type and the operators it supports. */
 export function scopingKindOf(type: string): { kind: ScopingValueKind; operators: readonly ScopingOperator[] } {
@@ -194,7 +207,11 @@ export interface ScopingValidationResult {
  * them normalised (defaults filled in, absolute dates as ISO instants, relative dates as objects, GUIDs
  * lower-cased). Errors are keyed by path, e.g. `scopingCriteria[0].criteria[1].operator`.
  */
-export function validateScopingCriteria(input: unknown, attributes: ReadonlyMap<number, ScopingAttribute>, field = 'scopingCriteria'): ScopingValidationResult {
+export function validateScopingCriteria(
+  input: unknown,
+  attributes: ReadonlyMap<number, ScopingAttribute>,
+  field = 'scopingCriteria',
+): ScopingValidationResult {
   const errors: ValidationErrors = {};
   const add = (path: string, message: string) => (errors[path] ??= []).push(message);
   const counts = { groups: 0, criteria: 0 };
@@ -211,7 +228,8 @@ export function validateScopingCriteria(input: unknown, attributes: ReadonlyMap<
       return null;
     }
     for (const key of Object.keys(raw)) {
-      if (!['attributeId', 'operator', 'value', 'caseSensitive'].includes(key)) add(`${path}.${key}`, `${path}.${key} is not a known field (attributeId, operator, value, caseSensitive).`);
+      if (!['attributeId', 'operator', 'value', 'caseSensitive'].includes(key))
+        add(`${path}.${key}`, `${path}.${key} is not a known field (attributeId, operator, value, caseSensitive).`);
     }
     let ok = true;
     const attributeId = raw.attributeId;
@@ -222,8 +240,11 @@ export function validateScopingCriteria(input: unknown, attributes: ReadonlyMap<
     } else {
       attribute = attributes.get(attributeId);
       if (!attribute) {
-        add(`${path}.attributeId`, `Attribute ${attributeId} is not one this rule can test: Import rules test attributes of their connected system object type, `
-          + `Export rules attributes of their metaverse object type.`);
+        add(
+          `${path}.attributeId`,
+          `Attribute ${attributeId} is not one this rule can test: Import rules test attributes of their connected system object type, ` +
+            `Export rules attributes of their metaverse object type.`,
+        );
         ok = false;
       }
     }
@@ -263,7 +284,8 @@ export function validateScopingCriteria(input: unknown, attributes: ReadonlyMap<
       return null;
     }
     for (const key of Object.keys(raw)) {
-      if (!['type', 'criteria', 'groups'].includes(key)) add(`${path}.${key}`, `${path}.${key} is not a known field (type, criteria, groups).`);
+      if (!['type', 'criteria', 'groups'].includes(key))
+        add(`${path}.${key}`, `${path}.${key} is not a known field (type, criteria, groups).`);
     }
     let ok = true;
     const type = raw.type;
@@ -306,7 +328,14 @@ export function validateScopingCriteria(input: unknown, attributes: ReadonlyMap<
   return { criteria: groups as ScopingGroup[], errors };
 }
 
-function criterionValue(raw: unknown, op: ScopingOperator, kind: ScopingValueKind, attribute: ScopingAttribute, path: string, add: (path: string, message: string) => void): ScopingValue | undefined {
+function criterionValue(
+  raw: unknown,
+  op: ScopingOperator,
+  kind: ScopingValueKind,
+  attribute: ScopingAttribute,
+  path: string,
+  add: (path: string, message: string) => void,
+): ScopingValue | undefined {
   const fail = (message: string): undefined => {
     add(path, message);
     return undefined;
@@ -322,16 +351,19 @@ function criterionValue(raw: unknown, op: ScopingOperator, kind: ScopingValueKin
       if (raw.length > SCOPING_LIMITS.maxValueLength) return fail(`The value must be at most ${SCOPING_LIMITS.maxValueLength} characters.`);
       return raw;
     case 'integer':
-      if (typeof raw !== 'number' || !Number.isSafeInteger(raw)) return fail(`"${attribute.name}" is ${attribute.type}: the value must be a whole number (got ${describe(raw)}).`);
+      if (typeof raw !== 'number' || !Number.isSafeInteger(raw))
+        return fail(`"${attribute.name}" is ${attribute.type}: the value must be a whole number (got ${describe(raw)}).`);
       return raw;
     case 'number':
-      if (typeof raw !== 'number' || !Number.isFinite(raw)) return fail(`"${attribute.name}" is ${attribute.type}: the value must be a number (got ${describe(raw)}).`);
+      if (typeof raw !== 'number' || !Number.isFinite(raw))
+        return fail(`"${attribute.name}" is ${attribute.type}: the value must be a number (got ${describe(raw)}).`);
       return raw;
     case 'boolean':
       if (typeof raw !== 'boolean') return fail(`"${attribute.name}" is Boolean: the value must be true or false (got ${describe(raw)}).`);
       return raw;
     case 'guid':
-      if (typeof raw !== 'string' || !UUID.test(raw.trim())) return fail(`"${attribute.name}" is a Guid: the value must be a GUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx).`);
+      if (typeof raw !== 'string' || !UUID.test(raw.trim()))
+        return fail(`"${attribute.name}" is a Guid: the value must be a GUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx).`);
       return raw.trim().toLowerCase();
     case 'date':
       return dateValue(raw, attribute, path, fail);
@@ -340,9 +372,15 @@ function criterionValue(raw: unknown, op: ScopingOperator, kind: ScopingValueKin
   }
 }
 
-function dateValue(raw: unknown, attribute: ScopingAttribute, path: string, fail: (message: string) => undefined): ScopingValue | undefined {
-  const usage = `"${attribute.name}" is a DateTime: the value must be an ISO 8601 date or date-time ("2025-01-31", "2025-01-31T08:00:00Z"), `
-    + `a relative date as text ("30 days ago", "2 weeks from now") or { "relative": { "amount": 30, "unit": "Days", "direction": "Ago" } }`;
+function dateValue(
+  raw: unknown,
+  attribute: ScopingAttribute,
+  path: string,
+  fail: (message: string) => undefined,
+): ScopingValue | undefined {
+  const usage =
+    `"${attribute.name}" is a DateTime: the value must be an ISO 8601 date or date-time ("2025-01-31", "2025-01-31T08:00:00Z"), ` +
+    `a relative date as text ("30 days ago", "2 weeks from now") or { "relative": { "amount": 30, "unit": "Days", "direction": "Ago" } }`;
   if (typeof raw === 'string') {
     const absolute = parseDateTime(raw);
     if (absolute) return absolute.toISOString();
@@ -350,19 +388,22 @@ function dateValue(raw: unknown, attribute: ScopingAttribute, path: string, fail
     if (relative) return relativeValue(relative, fail);
     return fail(`${usage} (got ${describe(raw)}).`);
   }
-  if (!isScopingRecord(raw) || !isScopingRecord(raw.relative) || Object.keys(raw).length !== 1) return fail(`${usage} (got ${describe(raw)}).`);
+  if (!isScopingRecord(raw) || !isScopingRecord(raw.relative) || Object.keys(raw).length !== 1)
+    return fail(`${usage} (got ${describe(raw)}).`);
   const r = raw.relative;
   const extra = Object.keys(r).filter((k) => !['amount', 'unit', 'direction'].includes(k));
   if (extra.length) return fail(`${path}.relative has unknown fields: ${extra.join(', ')} (amount, unit, direction).`);
   const unit = typeof r.unit === 'string' ? UNITS.get(r.unit.toLowerCase()) : undefined;
   const direction = typeof r.direction === 'string' ? DIRECTIONS.get(r.direction.toLowerCase()) : undefined;
-  if (typeof r.amount !== 'number' || !Number.isSafeInteger(r.amount) || r.amount < 0) return fail(`${path}.relative.amount must be a whole number of at least 0.`);
+  if (typeof r.amount !== 'number' || !Number.isSafeInteger(r.amount) || r.amount < 0)
+    return fail(`${path}.relative.amount must be a whole number of at least 0.`);
   if (!unit) return fail(`${path}.relative.unit must be one of ${Object.values(RelativeDateUnit).join(', ')}.`);
   if (!direction) return fail(`${path}.relative.direction must be Ago or FromNow.`);
   return relativeValue({ amount: r.amount, unit, direction }, fail);
 }
 
 function relativeValue(relative: RelativeDate, fail: (message: string) => undefined): ScopingValue | undefined {
-  if (relative.amount > SCOPING_LIMITS.maxRelativeAmount) return fail(`A relative date's amount must be at most ${SCOPING_LIMITS.maxRelativeAmount}.`);
+  if (relative.amount > SCOPING_LIMITS.maxRelativeAmount)
+    return fail(`A relative date's amount must be at most ${SCOPING_LIMITS.maxRelativeAmount}.`);
   return { relative };
 }

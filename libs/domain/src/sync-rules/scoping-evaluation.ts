@@ -1,6 +1,14 @@
 import { parseDateTime } from '../common/date-time';
 import {
-  isScopingRecord, scopingKindOf, RelativeDate, resolveRelativeDate, ScopingCriterion, ScopingGroup, ScopingGroupType, ScopingOperator, ScopingValueKind,
+  isScopingRecord,
+  scopingKindOf,
+  RelativeDate,
+  resolveRelativeDate,
+  ScopingCriterion,
+  ScopingGroup,
+  ScopingGroupType,
+  ScopingOperator,
+  ScopingValueKind,
 } from './scoping-criteria';
 
 // Evaluation of validated scoping criteria (DOMAIN.md §2.2.2), used by the synchronisation engine per object.
@@ -127,7 +135,9 @@ function itemMatches(op: ScopingOperator, kind: ScopingValueKind, item: unknown,
     case 'number':
       return compareOrdered(op, toNumber(item), toNumber(value));
     case 'date': {
-      const target = isScopingRecord(value) ? resolveRelativeDate((value as { relative: RelativeDate }).relative, now).getTime() : toTime(value);
+      const target = isScopingRecord(value)
+        ? resolveRelativeDate((value as { relative: RelativeDate }).relative, now).getTime()
+        : toTime(value);
       return compareOrdered(op, toTime(item), target);
     }
     case 'presence':
@@ -148,7 +158,9 @@ function criterionHolds(criterion: ScopingCriterion, values: ScopingValues, now:
 
 function groupHolds(group: ScopingGroup, values: ScopingValues, now: Date, types: ScopingAttributeTypes | undefined): boolean {
   if (group.type === ScopingGroupType.All) {
-    return group.criteria.every((c) => criterionHolds(c, values, now, types)) && group.groups.every((g) => groupHolds(g, values, now, types));
+    return (
+      group.criteria.every((c) => criterionHolds(c, values, now, types)) && group.groups.every((g) => groupHolds(g, values, now, types))
+    );
   }
   return group.criteria.some((c) => criterionHolds(c, values, now, types)) || group.groups.some((g) => groupHolds(g, values, now, types));
 }
@@ -158,7 +170,12 @@ function groupHolds(group: ScopingGroup, values: ScopingValues, now: Date, types
  * top-level group must hold. Relative dates are resolved against `now` (inject the clock in tests).
  * Missing values: comparisons are false, negated comparisons (NotEquals, NotContains…) are true.
  */
-export function evaluateScoping(criteria: readonly ScopingGroup[], values: ScopingValues, now: Date, types?: ScopingAttributeTypes): boolean {
+export function evaluateScoping(
+  criteria: readonly ScopingGroup[],
+  values: ScopingValues,
+  now: Date,
+  types?: ScopingAttributeTypes,
+): boolean {
   if (criteria.length === 0) return true;
   return criteria.some((g) => groupHolds(g, values, now, types));
 }

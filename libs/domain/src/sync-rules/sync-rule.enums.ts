@@ -30,5 +30,7 @@ export enum MappingSourceType {
 export function deriveMappingSourceType(sources: ReadonlyArray<{ readonly expression?: string | null }>): MappingSourceType {
   if (sources.length > 1) return MappingSourceType.AdvancedMapping;
   const expression = sources[0]?.expression;
-  return typeof expression === 'string' && expression.trim() !== '' ? MappingSourceType.ExpressionMapping : MappingSourceType.AttributeMapping;
+  return typeof expression === 'string' && expression.trim() !== ''
+    ? MappingSourceType.ExpressionMapping
+    : MappingSourceType.AttributeMapping;
 }

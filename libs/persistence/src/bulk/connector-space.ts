@@ -60,11 +60,13 @@ export interface UpsertConnectorSpaceOptions {
 }
 
 /** Columns of a previous-state table (UpsertConnectorSpaceOptions.previousStateTable). */
-export const CONNECTOR_SPACE_PREVIOUS_STATE_DDL = 'id uuid PRIMARY KEY, secondary_external_id text, display_name text, attributes jsonb, '
-  + 'content_hash bytea, status varchar(30), sync_pending boolean, resolved_references jsonb, last_updated timestamptz';
+export const CONNECTOR_SPACE_PREVIOUS_STATE_DDL =
+  'id uuid PRIMARY KEY, secondary_external_id text, display_name text, attributes jsonb, ' +
+  'content_hash bytea, status varchar(30), sync_pending boolean, resolved_references jsonb, last_updated timestamptz';
 
 /** Columns of a previous-state table, in a form usable in SQL column lists. */
-export const CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS = 'id, secondary_external_id, display_name, attributes, content_hash, status, sync_pending, resolved_references, last_updated';
+export const CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS =
+  'id, secondary_external_id, display_name, attributes, content_hash, status, sync_pending, resolved_references, last_updated';
 
 export interface ConnectorSpaceChange {
   id: string;
@@ -122,12 +124,20 @@ export function canonicalAttributesJson(attributes: Record<string, unknown[]>): 
  * JSON). Equal hash ⇒ the object did not change, so the row is not rewritten. Values of a
  * multi-valued attribute count in the order given: connectors hand them over in a stable order.
  */
-export function connectorSpaceContentHash(secondaryExternalId: string | null | undefined, displayName: string | null | undefined, attributesJson: string): Buffer {
+export function connectorSpaceContentHash(
+  secondaryExternalId: string | null | undefined,
+  displayName: string | null | undefined,
+  attributesJson: string,
+): Buffer {
   return Buffer.from(contentHashHex(secondaryExternalId, displayName, attributesJson), 'hex');
 }
 
 /** connectorSpaceContentHash in hex (cheaper to make and to compare than a Buffer). */
-function contentHashHex(secondaryExternalId: string | null | undefined, displayName: string | null | undefined, attributesJson: string): string {
+function contentHashHex(
+  secondaryExternalId: string | null | undefined,
+  displayName: string | null | undefined,
+  attributesJson: string,
+): string {
   return hash('sha256', `${JSON.stringify([secondaryExternalId ?? null, displayName ?? null])}\n${attributesJson}`, 'hex');
 }
 
@@ -135,7 +145,16 @@ function contentHashHex(secondaryExternalId: string | null | undefined, displayN
 const byteaField = (hex: string) => new PreEncoded(`\\\\x${hex}`);
 
 /** Columns of connected_system_object that an import writes, in the order of connectorSpaceCopyRow. */
-export const CONNECTOR_SPACE_COPY_COLUMNS: readonly string[] = ['id', 'connected_system_id', 'object_type_id', 'external_id', 'secondary_external_id', 'display_name', 'attributes', 'content_hash'];
+export const CONNECTOR_SPACE_COPY_COLUMNS: readonly string[] = [
+  'id',
+  'connected_system_id',
+  'object_type_id',
+  'external_id',
+  'secondary_external_id',
+  'display_name',
+  'attributes',
+  'content_hash',
+];
 
 /**
  * The COPY row of one imported object: a new time-ordered id (used only if the object is new), the
@@ -144,8 +163,16 @@ export const CONNECTOR_SPACE_COPY_COLUMNS: readonly string[] = ['id', 'connected
 export function connectorSpaceCopyRow(o: ConnectorSpaceObjectInput): CopyValue[] {
   const content = connectorSpaceContent(o);
   // The attribute JSON is already text: PreEncoded keeps copyRows from serialising it a second time.
-  return [uuidV7(), o.connectedSystemId, o.objectTypeId, o.externalId, o.secondaryExternalId ?? null, o.displayName ?? null,
-    new PreEncoded(escapeCopyText(content.json)), byteaField(content.hash)];
+  return [
+    uuidV7(),
+    o.connectedSystemId,
+    o.objectTypeId,
+    o.externalId,
+    o.secondaryExternalId ?? null,
+    o.displayName ?? null,
+    new PreEncoded(escapeCopyText(content.json)),
+    byteaField(content.hash),
+  ];
 }
 
 /** The canonical attribute JSON of an object and its content hash (as given with the object, or worked out now). */
@@ -167,9 +194,16 @@ export const connectorSpaceExistingColumns = (alias = ''): string => {
 };
 
 /** An existing object from a row selected with connectorSpaceExistingColumns. */
-export function existingConnectorSpaceObject(row: { id: string; content_hash: string | null; status: string; stored: [string | null, string | null, Record<string, unknown[]>] | null }): ExistingConnectorSpaceObject {
+export function existingConnectorSpaceObject(row: {
+  id: string;
+  content_hash: string | null;
+  status: string;
+  stored: [string | null, string | null, Record<string, unknown[]>] | null;
+}): ExistingConnectorSpaceObject {
   return {
-    id: row.id, hash: row.content_hash, status: row.status,
+    id: row.id,
+    hash: row.content_hash,
+    status: row.status,
     content: row.stored ? contentHashHex(row.stored[0], row.stored[1], canonicalAttributesJson(row.stored[2])) : null,
   };
 }
@@ -213,7 +247,9 @@ const applyChangesKeepingPrevious = (table: string) => `
            content_hash = decode(s.content_hash, 'hex'), ${WRITE_FLAGS}
       FROM ${CHANGED} JOIN connected_system_object p ON p.id = s.id
      WHERE c.id = s.id
-    RETURNING ${CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS.split(', ').map((c) => `p.${c}`).join(', ')})
+    RETURNING ${CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS.split(', ')
+      .map((c) => `p.${c}`)
+      .join(', ')})
   INSERT INTO ${table} (${CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS}) SELECT ${CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS} FROM applied
   ON CONFLICT (id) DO NOTHING`;
 
@@ -277,11 +313,18 @@ export async function upsertConnectorSpaceObjects(
   };
 
   const flushMerge = async (batch: ConnectorSpaceObjectInput[]) => {
-    const changes = options.onChanges ? [] as ConnectorSpaceChange[] : null;
+    const changes = options.onChanges ? ([] as ConnectorSpaceChange[]) : null;
     await stage(STAGE, STAGE_DDL);
-    await copyRows(client, STAGE, CONNECTOR_SPACE_COPY_COLUMNS, batch.map((o) => connectorSpaceCopyRow(o)));
+    await copyRows(
+      client,
+      STAGE,
+      CONNECTOR_SPACE_COPY_COLUMNS,
+      batch.map((o) => connectorSpaceCopyRow(o)),
+    );
     const { rows } = await client.query(MERGE);
-    const applied = new Map<string, { id: string; inserted: boolean }>(rows.map((r) => [`${r.connected_system_id}:${r.object_type_id}:${r.external_id}`, r]));
+    const applied = new Map<string, { id: string; inserted: boolean }>(
+      rows.map((r) => [`${r.connected_system_id}:${r.object_type_id}:${r.external_id}`, r]),
+    );
     for (const o of batch) {
       const hit = applied.get(`${o.connectedSystemId}:${o.objectTypeId}:${o.externalId}`);
       if (hit) changed(changes, o, hit.id, hit.inserted);
@@ -299,7 +342,7 @@ export async function upsertConnectorSpaceObjects(
     for (const o of batch) {
       const g = `${o.connectedSystemId}:${o.objectTypeId}`;
       let group = groups.get(g);
-      if (!group) groups.set(g, group = { system: o.connectedSystemId, type: o.objectTypeId, ids: [] });
+      if (!group) groups.set(g, (group = { system: o.connectedSystemId, type: o.objectTypeId, ids: [] }));
       group.ids.push(o.externalId);
     }
     for (const [g, { system, type, ids }] of groups) {
@@ -307,9 +350,14 @@ export async function upsertConnectorSpaceObjects(
       for (const r of rows) existing.set(`${g}:${r.external_id}`, existingConnectorSpaceObject(r));
     }
     // 2-4. New, changed or unchanged.
-    const written = await writeConnectorSpaceBatch(client, batch, batch.map((o) => existing.get(`${o.connectedSystemId}:${o.objectTypeId}:${o.externalId}`)), {
-      previousStateTable: options.previousStateTable,
-    });
+    const written = await writeConnectorSpaceBatch(
+      client,
+      batch,
+      batch.map((o) => existing.get(`${o.connectedSystemId}:${o.objectTypeId}:${o.externalId}`)),
+      {
+        previousStateTable: options.previousStateTable,
+      },
+    );
     result.inserted += written.inserted;
     result.updated += written.updated;
     result.unchanged += written.unchanged;
@@ -390,7 +438,10 @@ export interface ConnectorSpaceBatchPlan {
  * undefined when nothing): new, changed (content hash differs, or the object was not `Normal`) or
  * unchanged. Pure.
  */
-export function planConnectorSpaceBatch(objects: readonly ConnectorSpaceObjectInput[], existing: ReadonlyArray<ExistingConnectorSpaceObject | undefined>): ConnectorSpaceBatchPlan {
+export function planConnectorSpaceBatch(
+  objects: readonly ConnectorSpaceObjectInput[],
+  existing: ReadonlyArray<ExistingConnectorSpaceObject | undefined>,
+): ConnectorSpaceBatchPlan {
   const plan: ConnectorSpaceBatchPlan = { inserts: [], updates: [], rehash: [], unchanged: 0, statements: 0 };
   for (let i = 0; i < objects.length; i++) {
     const o = objects[i];
@@ -419,30 +470,42 @@ export function planConnectorSpaceBatch(objects: readonly ConnectorSpaceObjectIn
  * At most three statements whatever the batch holds; runs on the caller's client (inside its
  * transaction, if any: with more than one statement, the caller decides whether they must be atomic).
  */
-export async function writeConnectorSpacePlan(client: ClientBase, plan: ConnectorSpaceBatchPlan, options: { previousStateTable?: string } = {}): Promise<ConnectorSpaceBatchWrite> {
+export async function writeConnectorSpacePlan(
+  client: ClientBase,
+  plan: ConnectorSpaceBatchPlan,
+  options: { previousStateTable?: string } = {},
+): Promise<ConnectorSpaceBatchWrite> {
   const out: ConnectorSpaceBatchWrite = { inserted: 0, updated: 0, unchanged: plan.unchanged, changes: [] };
   const change = (o: ConnectorSpaceObjectInput, id: string, inserted: boolean) =>
     out.changes.push({ id, connectedSystemId: o.connectedSystemId, objectTypeId: o.objectTypeId, externalId: o.externalId, inserted });
   // Rows of new objects are built while COPY streams them, so encoding overlaps with the database's work.
   if (plan.inserts.length) {
-    await copyRows(client, 'connected_system_object', CONNECTOR_SPACE_COPY_COLUMNS, (function* () {
-      for (const o of plan.inserts) {
-        const row = connectorSpaceCopyRow(o);
-        change(o, row[ID] as string, true);
-        out.inserted++;
-        yield row;
-      }
-    })());
+    await copyRows(
+      client,
+      'connected_system_object',
+      CONNECTOR_SPACE_COPY_COLUMNS,
+      (function* () {
+        for (const o of plan.inserts) {
+          const row = connectorSpaceCopyRow(o);
+          change(o, row[ID] as string, true);
+          out.inserted++;
+          yield row;
+        }
+      })(),
+    );
   }
   if (plan.rehash.length) {
-    await client.query(`UPDATE connected_system_object c SET content_hash = decode(h.hash, 'hex') FROM unnest($1::uuid[], $2::text[]) AS h(id, hash) WHERE c.id = h.id`,
-      [plan.rehash.map((r) => r.id), plan.rehash.map((r) => r.hash)]);
+    await client.query(
+      `UPDATE connected_system_object c SET content_hash = decode(h.hash, 'hex') FROM unnest($1::uuid[], $2::text[]) AS h(id, hash) WHERE c.id = h.id`,
+      [plan.rehash.map((r) => r.id), plan.rehash.map((r) => r.hash)],
+    );
   }
   if (plan.updates.length) {
     let json = '';
     for (const { object: o, id, content } of plan.updates) {
-      json += `${json ? ',' : '['}{"id":"${id}","secondary_external_id":${JSON.stringify(o.secondaryExternalId ?? null)},`
-        + `"display_name":${JSON.stringify(o.displayName ?? null)},"attributes":${content.json},"content_hash":"${content.hash}"}`;
+      json +=
+        `${json ? ',' : '['}{"id":"${id}","secondary_external_id":${JSON.stringify(o.secondaryExternalId ?? null)},` +
+        `"display_name":${JSON.stringify(o.displayName ?? null)},"attributes":${content.json},"content_hash":"${content.hash}"}`;
       change(o, id, false);
       out.updated++;
     }
@@ -464,7 +527,8 @@ export async function writeConnectorSpaceBatch(
 /** Objects read between two yields to the event loop while a batch is being written. */
 const YIELD_EVERY = 50;
 
-const STAGE_DDL = 'id uuid, connected_system_id int, object_type_id int, external_id text, secondary_external_id text, display_name text, attributes jsonb, content_hash bytea';
+const STAGE_DDL =
+  'id uuid, connected_system_id int, object_type_id int, external_id text, secondary_external_id text, display_name text, attributes jsonb, content_hash bytea';
 
 /**
  * Objects of one system and object type by external id ($1 system, $2 type, $3 text[] of distinct ids).

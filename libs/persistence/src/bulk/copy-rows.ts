@@ -60,13 +60,20 @@ export function encodeCopyLine(values: readonly CopyValue[]): string {
 
 /** A double-quoted identifier; `schema.table` is quoted part by part. */
 export function quoteIdentifier(name: string): string {
-  return name.split('.').map((part) => `"${part.replace(/"/g, '""')}"`).join('.');
+  return name
+    .split('.')
+    .map((part) => `"${part.replace(/"/g, '""')}"`)
+    .join('.');
 }
 
 /** Writes ~64 KiB at a time: fewer, larger writes to the socket than one per row. */
 const CHUNK_CHARS = 64 * 1024;
 
-async function* copyChunks(rows: Iterable<readonly CopyValue[]> | AsyncIterable<readonly CopyValue[]>, width: number, counter: { rows: number }): AsyncGenerator<string> {
+async function* copyChunks(
+  rows: Iterable<readonly CopyValue[]> | AsyncIterable<readonly CopyValue[]>,
+  width: number,
+  counter: { rows: number },
+): AsyncGenerator<string> {
   let chunk = '';
   for await (const row of rows) {
     if (row.length !== width) throw new TypeError(`COPY: row ${counter.rows + 1} has ${row.length} values for ${width} columns.`);

@@ -13,12 +13,16 @@ export class BulkSession {
   statements = 0;
   private inTransaction = false;
 
-  private constructor(readonly client: PoolClient, private readonly releaseFn: (err?: unknown) => void) {}
+  private constructor(
+    readonly client: PoolClient,
+    private readonly releaseFn: (err?: unknown) => void,
+  ) {}
 
   /** Takes a connection from the data source's pool. */
   static async open(ds: DataSource): Promise<BulkSession> {
-    const [client, release] = (await (ds.driver as unknown as { obtainMasterConnection(): Promise<[PoolClient, (err?: unknown) => void]> })
-      .obtainMasterConnection());
+    const [client, release] = await (
+      ds.driver as unknown as { obtainMasterConnection(): Promise<[PoolClient, (err?: unknown) => void]> }
+    ).obtainMasterConnection();
     return new BulkSession(client, release);
   }
 

@@ -13,8 +13,18 @@ export interface ExecutionItemRow {
   metaverseObjectId?: string | null;
 }
 
-const COLUMNS = ['activity_id', 'external_id_value', 'display_name', 'connected_system_object_type', 'object_change_type', 'error_type', 'error_message',
-  'outcome_summary', 'connected_system_object_id', 'metaverse_object_id'];
+const COLUMNS = [
+  'activity_id',
+  'external_id_value',
+  'display_name',
+  'connected_system_object_type',
+  'object_change_type',
+  'error_type',
+  'error_message',
+  'outcome_summary',
+  'connected_system_object_id',
+  'metaverse_object_id',
+];
 
 /** Execution items, written in bulk (one COPY per flush, whatever the number of items). */
 export class ExecutionItemStore {
@@ -22,7 +32,21 @@ export class ExecutionItemStore {
 
   async insert(activityId: string, items: readonly ExecutionItemRow[]): Promise<void> {
     if (!items.length) return;
-    await this.s.copy('activity_execution_item', COLUMNS, items.map((i) => [activityId, i.externalIdValue, i.displayName, i.objectType, i.objectChangeType,
-      i.errorType ?? null, i.errorMessage ?? null, i.outcomeSummary ?? null, i.connectedSystemObjectId ?? null, i.metaverseObjectId ?? null]));
+    await this.s.copy(
+      'activity_execution_item',
+      COLUMNS,
+      items.map((i) => [
+        activityId,
+        i.externalIdValue,
+        i.displayName,
+        i.objectType,
+        i.objectChangeType,
+        i.errorType ?? null,
+        i.errorMessage ?? null,
+        i.outcomeSummary ?? null,
+        i.connectedSystemObjectId ?? null,
+        i.metaverseObjectId ?? null,
+      ]),
+    );
   }
 }

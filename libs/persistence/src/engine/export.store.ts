@@ -93,8 +93,28 @@ export interface ExportItemRow {
 }
 
 const RESULTS = 'meridian_export_results';
-const RESULT_COLUMNS = ['pe_id', 'cso_id', 'change_type', 'fingerprint', 'error_count', 'object_type_id', 'object_type', 'display_name', 'metaverse_object_id',
-  'success', 'confirmed', 'external_id', 'secondary_external_id', 'error', 'sent', 'deferred', 'attributes_set', 'attributes_unset', 'references_set', 'references_unset'];
+const RESULT_COLUMNS = [
+  'pe_id',
+  'cso_id',
+  'change_type',
+  'fingerprint',
+  'error_count',
+  'object_type_id',
+  'object_type',
+  'display_name',
+  'metaverse_object_id',
+  'success',
+  'confirmed',
+  'external_id',
+  'secondary_external_id',
+  'error',
+  'sent',
+  'deferred',
+  'attributes_set',
+  'attributes_unset',
+  'references_set',
+  'references_unset',
+];
 const RESULTS_DDL = `pe_id uuid PRIMARY KEY, cso_id uuid NOT NULL, change_type text NOT NULL, fingerprint text NOT NULL, error_count int NOT NULL,
   object_type_id int, object_type text, display_name text, metaverse_object_id uuid,
   success boolean NOT NULL, confirmed boolean NOT NULL, external_id text, secondary_external_id text, error text,
@@ -144,7 +164,9 @@ export class ExportStore {
                           WHERE c.resolved_references ? k) END AS "currentReferences"
          FROM pending_export p JOIN connected_system_object c ON c.id = p.connected_system_object_id
         WHERE ${DUE} AND p.id > coalesce($2::uuid, '00000000-0000-0000-0000-000000000000'::uuid)
-        ORDER BY p.id LIMIT $3`, [systemId, after, limit]);
+        ORDER BY p.id LIMIT $3`,
+      [systemId, after, limit],
+    );
   }
 
   /** The objects the given metaverse objects are joined to in this system (one per metaverse object). */
@@ -155,15 +177,40 @@ export class ExportStore {
               c.status, c.external_id AS "externalId", c.secondary_external_id AS "secondaryExternalId"
          FROM connected_system_object c
         WHERE c.metaverse_object_id = ANY($2::uuid[]) AND c.connected_system_id = $1
-        ORDER BY c.metaverse_object_id, (c.status = '${ConnectorSpaceObjectStatus.Normal}') DESC, c.id`, [systemId, metaverseObjectIds]);
+        ORDER BY c.metaverse_object_id, (c.status = '${ConnectorSpaceObjectStatus.Normal}') DESC, c.id`,
+      [systemId, metaverseObjectIds],
+    );
   }
 
   /** Stages the results of one written batch (one COPY, whatever its size). */
   async stage(results: readonly StagedExportResult[]): Promise<void> {
     if (!results.length) return;
-    await this.s.copy(RESULTS, RESULT_COLUMNS, results.map((r) => [r.pendingExportId, r.csoId, r.changeType, r.fingerprint, r.errorCount, r.objectTypeId,
-      r.objectType, r.displayName, r.metaverseObjectId, r.success, r.confirmed, r.externalId, r.secondaryExternalId, r.error, r.confirmed ? null : r.sent, r.deferred,
-      r.attributesSet, r.attributesUnset, r.referencesSet, r.referencesUnset]));
+    await this.s.copy(
+      RESULTS,
+      RESULT_COLUMNS,
+      results.map((r) => [
+        r.pendingExportId,
+        r.csoId,
+        r.changeType,
+        r.fingerprint,
+        r.errorCount,
+        r.objectTypeId,
+        r.objectType,
+        r.displayName,
+        r.metaverseObjectId,
+        r.success,
+        r.confirmed,
+        r.externalId,
+        r.secondaryExternalId,
+        r.error,
+        r.confirmed ? null : r.sent,
+        r.deferred,
+        r.attributesSet,
+        r.attributesUnset,
+        r.referencesSet,
+        r.referencesUnset,
+      ]),
+    );
   }
 
   /**
@@ -181,7 +228,8 @@ export class ExportStore {
          FROM (SELECT p.id FROM pending_export p JOIN ${RESULTS} x ON x.pe_id = p.id
                 WHERE p.status = ${PENDING} AND p.change_type = x.change_type AND p.xmin::text = x.fingerprint
                 ORDER BY p.id FOR UPDATE OF p) l
-        WHERE l.id = r.pe_id`);
+        WHERE l.id = r.pe_id`,
+    );
     // The external ID of a created object is unique per type: a second claimant fails instead of the whole apply.
     const conflicts = await this.s.count(
       `UPDATE ${RESULTS} r SET success = false,
@@ -196,7 +244,9 @@ export class ExportStore {
                  JOIN connected_system_object o ON o.connected_system_id = $1 AND o.object_type_id = x.object_type_id
                                                AND o.external_id = x.external_id AND o.id <> x.cso_id
                 WHERE x.success AND x.change_type = ${CREATE} AND x.external_id IS NOT NULL) bad
-        WHERE r.pe_id = bad.pe_id`, [systemId]);
+        WHERE r.pe_id = bad.pe_id`,
+      [systemId],
+    );
     // The object takes the written values at once; its content hash is cleared so the next import rewrites it.
     await this.s.count(
       `UPDATE connected_system_object c SET
@@ -208,15 +258,18 @@ export class ExportStore {
                 ELSE (coalesce(c.resolved_references, '{}'::jsonb) || r.references_set) - ARRAY(SELECT jsonb_array_elements_text(r.references_unset)) END,
               content_hash = NULL, last_updated = now()
          FROM ${RESULTS} r
-        WHERE c.id = r.cso_id AND r.success AND r.change_type <> ${DELETE}`);
+        WHERE c.id = r.cso_id AND r.success AND r.change_type <> ${DELETE}`,
+    );
     // A deleted object leaves the connector space (its pending exports go with it).
     await this.s.count(
       `DELETE FROM connected_system_object c USING ${RESULTS} r
-        WHERE c.id = r.cso_id AND r.success AND r.change_type = ${DELETE}`);
+        WHERE c.id = r.cso_id AND r.success AND r.change_type = ${DELETE}`,
+    );
     // Confirmed by the connector and nothing held back: done.
     await this.s.count(
       `DELETE FROM pending_export p USING ${RESULTS} r
-        WHERE p.id = r.pe_id AND r.current AND r.success AND r.confirmed AND r.deferred IS NULL`);
+        WHERE p.id = r.pe_id AND r.current AND r.success AND r.confirmed AND r.deferred IS NULL`,
+    );
     // Confirmed with references held back: the export becomes an Update of just those.
     // Not confirmed: it waits for the confirming import with what was written.
     await this.s.count(
@@ -226,20 +279,24 @@ export class ExportStore {
               attribute_changes = CASE WHEN r.confirmed THEN r.deferred ELSE r.sent END,
               error_count = 0, last_error = NULL, next_attempt_at = NULL, last_updated = now()
          FROM ${RESULTS} r
-        WHERE p.id = r.pe_id AND r.current AND r.success AND r.change_type <> ${DELETE} AND (NOT r.confirmed OR r.deferred IS NOT NULL)`);
+        WHERE p.id = r.pe_id AND r.current AND r.success AND r.change_type <> ${DELETE} AND (NOT r.confirmed OR r.deferred IS NOT NULL)`,
+    );
     // …and then the references held back follow as a new pending Update.
     await this.s.count(
       `INSERT INTO pending_export (connected_system_id, connected_system_object_id, change_type, status, attribute_changes, last_updated)
        SELECT $1, r.cso_id, ${UPDATE}, ${PENDING}, r.deferred, now()
          FROM ${RESULTS} r
         WHERE r.current AND r.success AND NOT r.confirmed AND r.deferred IS NOT NULL AND r.change_type <> ${DELETE}
-       ON CONFLICT (connected_system_object_id) WHERE status = ${PENDING} DO NOTHING`, [systemId]);
+       ON CONFLICT (connected_system_object_id) WHERE status = ${PENDING} DO NOTHING`,
+      [systemId],
+    );
     // A create that was written but merged into meanwhile: the object exists now, so the rest is an update.
     await this.s.count(
       `UPDATE pending_export p SET change_type = ${UPDATE}, last_updated = now()
          FROM ${RESULTS} r
         WHERE p.id = r.pe_id AND NOT r.current AND r.success AND r.change_type = ${CREATE}
-          AND p.status = ${PENDING} AND p.change_type = ${CREATE}`);
+          AND p.status = ${PENDING} AND p.change_type = ${CREATE}`,
+    );
     // Failures: retried later with a growing delay, until the maximum number of attempts.
     await this.s.count(
       `UPDATE pending_export p SET
@@ -247,7 +304,9 @@ export class ExportStore {
               status = CASE WHEN p.error_count + 1 >= $1 THEN '${PendingExportStatus.Failed}' ELSE ${PENDING} END,
               next_attempt_at = CASE WHEN p.error_count + 1 >= $1 THEN NULL ELSE now() + ${RETRY_DELAY} END
          FROM ${RESULTS} r
-        WHERE p.id = r.pe_id AND r.current AND NOT r.success`, [maxAttempts]);
+        WHERE p.id = r.pe_id AND r.current AND NOT r.success`,
+      [maxAttempts],
+    );
     const row = await this.s.row<Record<Exclude<keyof ExportApplySummary, 'conflicts'>, string | null>>(
       `SELECT count(*) FILTER (WHERE success AND change_type = ${CREATE}) AS created,
               count(*) FILTER (WHERE success AND change_type = ${UPDATE}) AS updated,
@@ -257,11 +316,19 @@ export class ExportStore {
               count(*) FILTER (WHERE NOT success AND current AND error_count + 1 < $1) AS retrying,
               (array_agg(error ORDER BY pe_id) FILTER (WHERE NOT success AND current AND error_count + 1 < $1))[1] AS "firstRetryError",
               count(*) FILTER (WHERE NOT current AND change_type <> ${DELETE}) AS superseded
-         FROM ${RESULTS}`, [maxAttempts]);
+         FROM ${RESULTS}`,
+      [maxAttempts],
+    );
     return {
-      created: Number(row?.created ?? 0), updated: Number(row?.updated ?? 0), deleted: Number(row?.deleted ?? 0), failed: Number(row?.failed ?? 0),
-      gaveUp: Number(row?.gaveUp ?? 0), retrying: Number(row?.retrying ?? 0), firstRetryError: row?.firstRetryError ?? null,
-      superseded: Number(row?.superseded ?? 0), conflicts,
+      created: Number(row?.created ?? 0),
+      updated: Number(row?.updated ?? 0),
+      deleted: Number(row?.deleted ?? 0),
+      failed: Number(row?.failed ?? 0),
+      gaveUp: Number(row?.gaveUp ?? 0),
+      retrying: Number(row?.retrying ?? 0),
+      firstRetryError: row?.firstRetryError ?? null,
+      superseded: Number(row?.superseded ?? 0),
+      conflicts,
     };
   }
 
@@ -273,7 +340,9 @@ export class ExportStore {
          FROM ${RESULTS}
         WHERE pe_id > coalesce($1::uuid, '00000000-0000-0000-0000-000000000000'::uuid)
           AND (success OR (current AND error_count + 1 >= $3))
-        ORDER BY pe_id LIMIT $2`, [after, limit, maxAttempts]);
+        ORDER BY pe_id LIMIT $2`,
+      [after, limit, maxAttempts],
+    );
   }
 
   /** Empties the results table (it lives as long as the pooled connection). */

@@ -1,8 +1,14 @@
 import type { ClientBase } from 'pg';
 import { ConnectorSpaceObjectStatus, PendingExportStatus, SyncOutcome } from '@meridian/domain';
 import {
-  CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS, CONNECTOR_SPACE_PREVIOUS_STATE_DDL, ConnectorSpaceChange, connectorSpaceExistingColumns,
-  ConnectorSpaceBatchPlan, ExistingConnectorSpaceObject, existingConnectorSpaceObject, writeConnectorSpacePlan,
+  CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS,
+  CONNECTOR_SPACE_PREVIOUS_STATE_DDL,
+  ConnectorSpaceChange,
+  connectorSpaceExistingColumns,
+  ConnectorSpaceBatchPlan,
+  ExistingConnectorSpaceObject,
+  existingConnectorSpaceObject,
+  writeConnectorSpacePlan,
 } from '../bulk/connector-space';
 import type { StoredAttributeChange } from '../entities/engine.entity';
 import type { BulkSession } from './bulk-session';
@@ -118,7 +124,10 @@ export class ImportStore {
   /** The session's client, counting statements (the connector-space writer issues its own). */
   private readonly client: ClientBase;
 
-  constructor(private readonly s: BulkSession, private readonly systemId: number) {
+  constructor(
+    private readonly s: BulkSession,
+    private readonly systemId: number,
+  ) {
     const real = s.client;
     this.client = {
       query: (...args: unknown[]) => {
@@ -130,8 +139,11 @@ export class ImportStore {
 
   /** Creates (once per connection) and empties the run's temporary tables. */
   async begin(): Promise<void> {
-    await this.s.stage(SEEN, 'object_type_id int NOT NULL, external_id text NOT NULL, outcome varchar(10), '
-      + 'duplicate boolean NOT NULL DEFAULT false, PRIMARY KEY (object_type_id, external_id)');
+    await this.s.stage(
+      SEEN,
+      'object_type_id int NOT NULL, external_id text NOT NULL, outcome varchar(10), ' +
+        'duplicate boolean NOT NULL DEFAULT false, PRIMARY KEY (object_type_id, external_id)',
+    );
     await this.s.stage(PREVIOUS, CONNECTOR_SPACE_PREVIOUS_STATE_DDL);
     await this.s.stage(GONE, 'id uuid PRIMARY KEY');
     await this.s.stage(RESOLVE, 'id uuid PRIMARY KEY');
@@ -154,7 +166,12 @@ export class ImportStore {
     const claim: ImportClaim = { existing: new Array(keys.length), repeated: [] };
     if (!keys.length) return claim;
     const rows = await this.s.rows<{
-      ord: number; id: string | null; content_hash: string | null; status: string; stored: [string | null, string | null, Record<string, unknown[]>] | null; repeated: boolean;
+      ord: number;
+      id: string | null;
+      content_hash: string | null;
+      status: string;
+      stored: [string | null, string | null, Record<string, unknown[]>] | null;
+      repeated: boolean;
     }>(
       `WITH k AS (
          SELECT * FROM unnest($2::int[], $3::text[], $4::text[]) WITH ORDINALITY AS k(object_type_id, external_id, kind, ord)),
@@ -173,7 +190,8 @@ export class ImportStore {
        SELECT f.ord::int AS ord, f.id, f.content_hash, f.status, f.stored, cl.external_id IS NULL AS repeated
          FROM found f LEFT JOIN claimed cl ON cl.object_type_id = f.object_type_id AND cl.external_id = f.external_id
         WHERE f.id IS NOT NULL OR cl.external_id IS NULL`,
-      [this.systemId, keys.map((k) => k.objectTypeId), keys.map((k) => k.externalId), keys.map((k) => k.kind)]);
+      [this.systemId, keys.map((k) => k.objectTypeId), keys.map((k) => k.externalId), keys.map((k) => k.kind)],
+    );
     for (const r of rows) {
       if (r.repeated) claim.repeated.push(r.ord - 1);
       if (r.id !== null) claim.existing[r.ord - 1] = existingConnectorSpaceObject({ ...r, id: r.id });
@@ -197,7 +215,8 @@ export class ImportStore {
          CROSS JOIN LATERAL (
            SELECT CASE WHEN s.duplicate THEN NULL WHEN s.outcome IS NOT NULL THEN s.outcome
                        WHEN EXISTS (SELECT 1 FROM ${PREVIOUS} p WHERE p.id = c.id) THEN '${SyncOutcome.Updated}' END AS outcome) w`,
-      [this.systemId, keys.map((k) => k.objectTypeId), keys.map((k) => k.externalId)]);
+      [this.systemId, keys.map((k) => k.objectTypeId), keys.map((k) => k.externalId)],
+    );
   }
 
   /**
@@ -210,8 +229,11 @@ export class ImportStore {
       `UPDATE ${SEEN} s SET duplicate = true, outcome = NULL
          FROM unnest($1::int[], $2::text[]) AS k(object_type_id, external_id)
         WHERE s.object_type_id = k.object_type_id AND s.external_id = k.external_id`,
-      [records.map((r) => r.objectTypeId), records.map((r) => r.externalId)]);
-    const restored = records.filter((r) => r.csoId && (r.outcome === SyncOutcome.Updated || r.outcome === SyncOutcome.Deleted)).map((r) => r.csoId);
+      [records.map((r) => r.objectTypeId), records.map((r) => r.externalId)],
+    );
+    const restored = records
+      .filter((r) => r.csoId && (r.outcome === SyncOutcome.Updated || r.outcome === SyncOutcome.Deleted))
+      .map((r) => r.csoId);
     const added = records.filter((r) => r.csoId && r.outcome === SyncOutcome.Added).map((r) => r.csoId);
     if (restored.length) {
       await this.s.count(
@@ -223,10 +245,15 @@ export class ImportStore {
              FROM ${PREVIOUS} p
             WHERE p.id = ANY($1::uuid[]) AND c.id = p.id
            RETURNING c.id)
-         DELETE FROM ${GONE} g USING back WHERE g.id = back.id`, [restored]);
+         DELETE FROM ${GONE} g USING back WHERE g.id = back.id`,
+        [restored],
+      );
     }
     if (added.length) {
-      await this.s.count(`DELETE FROM connected_system_object WHERE connected_system_id = $1 AND id = ANY($2::uuid[])`, [this.systemId, added]);
+      await this.s.count(`DELETE FROM connected_system_object WHERE connected_system_id = $1 AND id = ANY($2::uuid[])`, [
+        this.systemId,
+        added,
+      ]);
     }
   }
 
@@ -239,7 +266,8 @@ export class ImportStore {
     const removed = await this.s.rows<{ error_type: string | null }>(
       `DELETE FROM activity_execution_item WHERE activity_id = $1 AND connected_system_object_id = ANY($2::uuid[]) AND object_change_type = ANY($3::text[])
        RETURNING error_type`,
-      [activityId, csoIds, changeTypes]);
+      [activityId, csoIds, changeTypes],
+    );
     return removed.filter((r) => r.error_type !== null).length;
   }
 
@@ -264,14 +292,17 @@ export class ImportStore {
            JOIN connected_system_object p
              ON p.connected_system_id = $1 AND p.object_type_id = k.object_type_id AND p.external_id = k.external_id AND p.external_id IS NOT NULL
           WHERE c.id = p.id AND p.status = '${ConnectorSpaceObjectStatus.Normal}'
-         RETURNING p.object_type_id, p.external_id, ${PREVIOUS_COLUMNS.split(', ').map((c) => `p.${c}`).join(', ')}),
+         RETURNING p.object_type_id, p.external_id, ${PREVIOUS_COLUMNS.split(', ')
+           .map((c) => `p.${c}`)
+           .join(', ')}),
        kept AS (
          INSERT INTO ${PREVIOUS} (${PREVIOUS_COLUMNS}) SELECT ${PREVIOUS_COLUMNS} FROM gone ON CONFLICT (id) DO NOTHING),
        noted AS (INSERT INTO ${GONE} (id) SELECT id FROM gone ON CONFLICT (id) DO NOTHING),
        marked AS (
          UPDATE ${SEEN} s SET outcome = '${SyncOutcome.Deleted}' FROM gone g WHERE s.object_type_id = g.object_type_id AND s.external_id = g.external_id)
        SELECT id, object_type_id AS "objectTypeId", external_id AS "externalId", display_name AS "displayName" FROM gone`,
-      [this.systemId, keys.map((k) => k.objectTypeId), keys.map((k) => k.externalId)]);
+      [this.systemId, keys.map((k) => k.objectTypeId), keys.map((k) => k.externalId)],
+    );
   }
 
   /**
@@ -279,7 +310,11 @@ export class ImportStore {
    * did not meet become `Obsolete`. Objects created by synchronisation (`PendingProvisioning`) and
    * objects already obsolete are left alone. Returns the objects it obsoleted (fewer than `limit`: done).
    */
-  async obsoleteUnseen(objectTypeIds: readonly number[], after: string | null, limit: number): Promise<{ obsoleted: ImportObsoleted[]; last: string | null }> {
+  async obsoleteUnseen(
+    objectTypeIds: readonly number[],
+    after: string | null,
+    limit: number,
+  ): Promise<{ obsoleted: ImportObsoleted[]; last: string | null }> {
     const rows = await this.s.rows<ImportObsoleted & { last: string | null }>(
       `WITH doomed AS (
          SELECT c.id FROM connected_system_object c
@@ -294,7 +329,8 @@ export class ImportStore {
        noted AS (INSERT INTO ${GONE} (id) SELECT id FROM gone ON CONFLICT (id) DO NOTHING)
        SELECT g.id, g.object_type_id AS "objectTypeId", g.external_id AS "externalId", g.display_name AS "displayName", m.last
          FROM (SELECT max(id::text) AS last FROM doomed) m LEFT JOIN gone g ON true`,
-      [this.systemId, after ?? NO_ID, objectTypeIds, limit]);
+      [this.systemId, after ?? NO_ID, objectTypeIds, limit],
+    );
     return { obsoleted: rows.filter((r) => r.id !== null).map(({ last: _last, ...o }) => o), last: rows[0]?.last ?? null };
   }
 
@@ -315,7 +351,8 @@ export class ImportStore {
         WHERE c.connected_system_id = $1 AND (${REFERENCES_PENDING})
           AND c.object_type_id = ANY($2::int[]) AND c.status <> '${ConnectorSpaceObjectStatus.Obsolete}'
        ON CONFLICT (id) DO NOTHING`,
-      [this.systemId, referenceTypeIds]);
+      [this.systemId, referenceTypeIds],
+    );
     if (anyGone) {
       // Objects referring to one the run obsoleted (their reference no longer resolves). This reads the
       // system's resolved references; it runs only when the import obsoleted something.
@@ -327,7 +364,8 @@ export class ImportStore {
             AND EXISTS (SELECT 1 FROM jsonb_each(c.resolved_references) e CROSS JOIN jsonb_array_elements_text(e.value) AS r(target)
                           JOIN ${GONE} g ON g.id::text = r.target)
          ON CONFLICT (id) DO NOTHING`,
-        [this.systemId, referenceTypeIds]);
+        [this.systemId, referenceTypeIds],
+      );
     }
     return n;
   }
@@ -343,11 +381,22 @@ export class ImportStore {
    * point to (by external ID).
    */
   async resolveReferences(
-    attributes: ReadonlyArray<{ attributeId: number; objectTypeId: number }>, targetTypeIds: readonly number[], after: string | null, limit: number,
+    attributes: ReadonlyArray<{ attributeId: number; objectTypeId: number }>,
+    targetTypeIds: readonly number[],
+    after: string | null,
+    limit: number,
   ): Promise<ReferenceResolutionBatch> {
     const rows = await this.s.rows<{
-      last: string | null; changed: number; id: string | null; external_id: string | null; display_name: string | null; object_type_id: number;
-      n: number; attribute_ids: number[]; raw_values: string[]; ambiguous: boolean;
+      last: string | null;
+      changed: number;
+      id: string | null;
+      external_id: string | null;
+      display_name: string | null;
+      object_type_id: number;
+      n: number;
+      attribute_ids: number[];
+      raw_values: string[];
+      ambiguous: boolean;
     }>(
       `WITH batch AS (SELECT id FROM ${RESOLVE} WHERE id > $2::uuid ORDER BY id LIMIT $3),
        refs AS (
@@ -386,15 +435,23 @@ export class ImportStore {
        SELECT m.last, m.changed, u.id, c.external_id, c.display_name, c.object_type_id, u.n, u.attribute_ids, u.raw_values, u.ambiguous
          FROM (SELECT (SELECT max(id::text) FROM batch) AS last, (SELECT count(*) FROM changed)::int AS changed) m
          LEFT JOIN (unresolved u JOIN connected_system_object c ON c.id = u.id) ON true`,
-      [this.systemId, after ?? NO_ID, limit, attributes.map((a) => a.attributeId), attributes.map((a) => a.objectTypeId), targetTypeIds]);
+      [this.systemId, after ?? NO_ID, limit, attributes.map((a) => a.attributeId), attributes.map((a) => a.objectTypeId), targetTypeIds],
+    );
     const first = rows[0];
     return {
       last: first?.last ?? null,
       changed: first?.changed ?? 0,
-      unresolved: rows.filter((r) => r.id !== null).map((r) => ({
-        id: r.id!, externalId: r.external_id, displayName: r.display_name, objectTypeId: r.object_type_id, count: r.n, ambiguous: r.ambiguous,
-        examples: r.attribute_ids.map((attributeId, i) => ({ attributeId, value: r.raw_values[i] })),
-      })),
+      unresolved: rows
+        .filter((r) => r.id !== null)
+        .map((r) => ({
+          id: r.id!,
+          externalId: r.external_id,
+          displayName: r.display_name,
+          objectTypeId: r.object_type_id,
+          count: r.n,
+          ambiguous: r.ambiguous,
+          examples: r.attribute_ids.map((attributeId, i) => ({ attributeId, value: r.raw_values[i] })),
+        })),
     };
   }
 
@@ -414,7 +471,8 @@ export class ImportStore {
          LEFT JOIN pending_export o ON o.connected_system_object_id = pe.connected_system_object_id AND o.status = '${PendingExportStatus.Pending}'
         WHERE pe.connected_system_id = $1 AND pe.status = '${PendingExportStatus.Exported}' AND pe.id > $2::uuid
         ORDER BY pe.id LIMIT $3`,
-      [this.systemId, after ?? NO_ID, limit]);
+      [this.systemId, after ?? NO_ID, limit],
+    );
   }
 
   /** Applies a page of confirmation decisions: confirmed exports removed, the others updated (two statements). */
@@ -430,8 +488,15 @@ export class ImportStore {
                 last_updated = now()
            FROM unnest($2::uuid[], $3::text[], $4::text[], $5::int[], $6::text[]) AS v(id, status, changes, attempts, last_error)
           WHERE p.id = v.id AND p.connected_system_id = $1`,
-        [this.systemId, updates.map((u) => u.id), updates.map((u) => u.status), updates.map((u) => JSON.stringify(u.changes)),
-          updates.map((u) => u.confirmationAttempts), updates.map((u) => u.lastError)]);
+        [
+          this.systemId,
+          updates.map((u) => u.id),
+          updates.map((u) => u.status),
+          updates.map((u) => JSON.stringify(u.changes)),
+          updates.map((u) => u.confirmationAttempts),
+          updates.map((u) => u.lastError),
+        ],
+      );
     }
   }
 

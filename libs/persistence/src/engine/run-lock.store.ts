@@ -23,15 +23,20 @@ export class RunLockStore {
     return this.s.transaction(async () => {
       await this.s.count(
         `DELETE FROM run_lock l USING activity a WHERE l.lock_key = ANY($1) AND a.id = l.activity_id AND a.status <> '${ActivityStatus.InProgress}'`,
-        [keys]);
+        [keys],
+      );
       const taken = await this.s.rows<{ lock_key: string }>(
         `INSERT INTO run_lock (lock_key, activity_id) SELECT unnest($1::text[]), $2
          ON CONFLICT (lock_key) DO UPDATE SET acquired_at = run_lock.acquired_at WHERE run_lock.activity_id = EXCLUDED.activity_id
-         RETURNING lock_key`, [keys, activityId]);
+         RETURNING lock_key`,
+        [keys, activityId],
+      );
       if (taken.length === keys.length) return { acquired: true, holders: [] };
       const holders = await this.s.rows<LockHolder>(
         `SELECT l.lock_key AS "lockKey", l.activity_id AS "activityId", a.target_name AS "targetName", a.target_context AS "targetContext"
-           FROM run_lock l JOIN activity a ON a.id = l.activity_id WHERE l.lock_key = ANY($1) AND l.activity_id <> $2`, [keys, activityId]);
+           FROM run_lock l JOIN activity a ON a.id = l.activity_id WHERE l.lock_key = ANY($1) AND l.activity_id <> $2`,
+        [keys, activityId],
+      );
       // Give back what this call took: all or nothing.
       await this.s.count(`DELETE FROM run_lock WHERE activity_id = $1 AND lock_key = ANY($2)`, [activityId, taken.map((t) => t.lock_key)]);
       return { acquired: false, holders };

@@ -34,8 +34,18 @@ export const COUNTER_COLUMNS: Record<keyof RunCounters, string> = {
 
 export function emptyCounters(): RunCounters {
   return {
-    totalAdded: 0, totalUpdated: 0, totalDeleted: 0, totalProjected: 0, totalJoined: 0, totalAttributeFlows: 0,
-    totalDisconnected: 0, totalProvisioned: 0, totalExported: 0, totalDeprovisioned: 0, totalPendingExports: 0, totalErrors: 0,
+    totalAdded: 0,
+    totalUpdated: 0,
+    totalDeleted: 0,
+    totalProjected: 0,
+    totalJoined: 0,
+    totalAttributeFlows: 0,
+    totalDisconnected: 0,
+    totalProvisioned: 0,
+    totalExported: 0,
+    totalDeprovisioned: 0,
+    totalPendingExports: 0,
+    totalErrors: 0,
   };
 }
 
@@ -77,16 +87,21 @@ export class RunStore {
               a.connected_system_run_profile_id AS "runProfileId", coalesce(p.run_type, a.connected_system_run_type) AS "runType",
               p.page_size AS "pageSize", p.file_path AS "filePath"
          FROM activity a LEFT JOIN connected_system_run_profile p ON p.id = a.connected_system_run_profile_id
-        WHERE a.id = $1`, [activityId]);
+        WHERE a.id = $1`,
+      [activityId],
+    );
   }
 
   /** Claims a queued activity once (a duplicate delivery claims nothing). */
   async claim(activityId: string, worker: string): Promise<boolean> {
-    return (await this.s.count(
-      `UPDATE activity SET claimed_at = now(), claimed_by = $2, heartbeat_at = now(), executed = coalesce(executed, now()),
+    return (
+      (await this.s.count(
+        `UPDATE activity SET claimed_at = now(), claimed_by = $2, heartbeat_at = now(), executed = coalesce(executed, now()),
               message = 'Running.'
         WHERE id = $1 AND claimed_at IS NULL AND status = $3 AND NOT cancel_requested`,
-      [activityId, worker, ActivityStatus.InProgress])) === 1;
+        [activityId, worker, ActivityStatus.InProgress],
+      )) === 1
+    );
   }
 
   async heartbeat(activityId: string): Promise<void> {
@@ -100,12 +115,16 @@ export class RunStore {
       `UPDATE activity SET heartbeat_at = now(), objects_processed = $2, objects_to_process = coalesce($3, objects_to_process),
               message = coalesce($4, message), ${sets}
         WHERE id = $1 RETURNING cancel_requested`,
-      [activityId, p.objectsProcessed, p.objectsToProcess ?? null, p.message ?? null, ...params]);
+      [activityId, p.objectsProcessed, p.objectsToProcess ?? null, p.message ?? null, ...params],
+    );
     return { cancelRequested: row?.cancel_requested ?? true };
   }
 
   async cancelRequested(activityId: string): Promise<boolean> {
-    const row = await this.s.row<{ cancel_requested: boolean; status: string }>(`SELECT cancel_requested, status FROM activity WHERE id = $1`, [activityId]);
+    const row = await this.s.row<{ cancel_requested: boolean; status: string }>(
+      `SELECT cancel_requested, status FROM activity WHERE id = $1`,
+      [activityId],
+    );
     return !row || row.cancel_requested || row.status !== ActivityStatus.InProgress;
   }
 
@@ -127,8 +146,20 @@ export class RunStore {
                 message = $5, warning_message = $6, error_message = $7, error_stack_trace = $8, execution_stats = $9,
                 details = coalesce(details, '{}'::jsonb) || coalesce($10::jsonb, '{}'::jsonb), ${sets}
           WHERE id = $1 RETURNING status`,
-        [activityId, f.status, f.objectsProcessed, f.objectsToProcess ?? null, f.message ?? null, f.warningMessage ?? null, f.errorMessage ?? null,
-          f.errorStackTrace ?? null, f.executionStats ? JSON.stringify(f.executionStats) : null, null, ...params]);
+        [
+          activityId,
+          f.status,
+          f.objectsProcessed,
+          f.objectsToProcess ?? null,
+          f.message ?? null,
+          f.warningMessage ?? null,
+          f.errorMessage ?? null,
+          f.errorStackTrace ?? null,
+          f.executionStats ? JSON.stringify(f.executionStats) : null,
+          null,
+          ...params,
+        ],
+      );
       await this.s.count(`DELETE FROM run_lock WHERE activity_id = $1`, [activityId]);
       return row?.status ?? f.status;
     });
@@ -139,7 +170,9 @@ export class RunStore {
     await this.s.count(
       `UPDATE activity SET status = CASE WHEN status = '${ActivityStatus.Cancelled}' THEN status ELSE $2 END, completed = now(), message = $3,
               error_message = CASE WHEN $2 = '${ActivityStatus.FailedWithError}' THEN $3 ELSE error_message END
-        WHERE id = $1 AND status = '${ActivityStatus.InProgress}'`, [activityId, status, message]);
+        WHERE id = $1 AND status = '${ActivityStatus.InProgress}'`,
+      [activityId, status, message],
+    );
   }
 
   async setMessage(activityId: string, message: string): Promise<void> {
@@ -158,10 +191,14 @@ export class RunStore {
                 error_message = 'The worker running this activity stopped reporting (no heartbeat for ' || $1 || ' s); it probably crashed or was killed.',
                 execution_time_ms = (extract(epoch FROM coalesce(heartbeat_at, now()) - coalesce(executed, created)) * 1000)::bigint
           WHERE status = '${ActivityStatus.InProgress}' AND claimed_at IS NOT NULL AND heartbeat_at < now() - make_interval(secs => $1)
-          RETURNING id`, [timeoutSeconds]);
+          RETURNING id`,
+        [timeoutSeconds],
+      );
       const ids = rows.map((r) => r.id);
       // Locks of finished activities are dead weight too (e.g. a worker killed between finishing and releasing).
-      await this.s.count(`DELETE FROM run_lock l USING activity a WHERE a.id = l.activity_id AND a.status <> '${ActivityStatus.InProgress}'`);
+      await this.s.count(
+        `DELETE FROM run_lock l USING activity a WHERE a.id = l.activity_id AND a.status <> '${ActivityStatus.InProgress}'`,
+      );
       return ids;
     });
   }

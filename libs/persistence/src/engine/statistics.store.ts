@@ -21,7 +21,9 @@ export class StatisticsStore {
     const stale = await this.s.rows<{ name: EngineTable }>(
       `SELECT s.relname AS name FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
         WHERE s.schemaname = current_schema() AND s.relname = ANY($1::text[])
-          AND s.n_mod_since_analyze >= greatest($2, 0.1 * greatest(s.n_live_tup, c.reltuples))`, [tables, MIN_CHANGED_ROWS]);
+          AND s.n_mod_since_analyze >= greatest($2, 0.1 * greatest(s.n_live_tup, c.reltuples))`,
+      [tables, MIN_CHANGED_ROWS],
+    );
     for (const { name } of stale) {
       // The name comes from ENGINE_TABLES (the query only returns names it was given).
       if ((ENGINE_TABLES as readonly string[]).includes(name)) await this.s.count(`ANALYZE ${name}`);

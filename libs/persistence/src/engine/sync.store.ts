@@ -1,5 +1,11 @@
 import {
-  AttributeDataType, ConnectorSpaceObjectStatus, JoinType, MetaverseObjectOrigin, MetaverseObjectStatus, PendingExportChangeType, PendingExportStatus,
+  AttributeDataType,
+  ConnectorSpaceObjectStatus,
+  JoinType,
+  MetaverseObjectOrigin,
+  MetaverseObjectStatus,
+  PendingExportChangeType,
+  PendingExportStatus,
   StoredMetaverseAttributes,
 } from '@meridian/domain';
 import type { BulkSession } from './bulk-session';
@@ -105,7 +111,9 @@ export class SyncStore {
   async countToProcess(systemId: number, deltaOnly: boolean): Promise<number> {
     const row = await this.s.row<{ n: number }>(
       `SELECT count(*)::int AS n FROM connected_system_object
-        WHERE connected_system_id = $1 AND status <> '${ConnectorSpaceObjectStatus.PendingProvisioning}' ${deltaOnly ? 'AND sync_pending' : ''}`, [systemId]);
+        WHERE connected_system_id = $1 AND status <> '${ConnectorSpaceObjectStatus.PendingProvisioning}' ${deltaOnly ? 'AND sync_pending' : ''}`,
+      [systemId],
+    );
     return row?.n ?? 0;
   }
 
@@ -115,7 +123,9 @@ export class SyncStore {
       `SELECT ${CSO_COLUMNS} FROM connected_system_object
         WHERE connected_system_id = $1 AND ($2::uuid IS NULL OR id > $2) ${deltaOnly ? 'AND sync_pending' : ''}
           AND status <> '${ConnectorSpaceObjectStatus.PendingProvisioning}'
-        ORDER BY id LIMIT $3`, [systemId, after, limit]);
+        ORDER BY id LIMIT $3`,
+      [systemId, after, limit],
+    );
   }
 
   /** Connector space object id → the metaverse object it is joined to, for the given ids. */
@@ -124,7 +134,9 @@ export class SyncStore {
     // By primary key only: a filter on metaverse_object_id could steer the planner to the partial index of
     // joined objects, which statistics taken before a run believe small while the run fills it.
     const rows = await this.s.rows<{ id: string; m: string | null }>(
-      `SELECT id, metaverse_object_id AS m FROM connected_system_object WHERE id = ANY($1::uuid[])`, [csoIds]);
+      `SELECT id, metaverse_object_id AS m FROM connected_system_object WHERE id = ANY($1::uuid[])`,
+      [csoIds],
+    );
     return new Map(rows.filter((r) => r.m !== null).map((r) => [r.id, r.m!]));
   }
 
@@ -140,7 +152,14 @@ export class SyncStore {
          JOIN metaverse_object_lookup l ON l.attribute_id = k.attr AND l.value_normalised = left(lower(k.val), 512)
          JOIN metaverse_object m ON m.id = l.object_id AND m.type_id = k.type_id
         WHERE NOT k.cs OR EXISTS (SELECT 1 FROM jsonb_array_elements(m.attributes -> k.attr::text) e WHERE e ->> 'v' = k.val)`,
-      [queries.map((q) => q.index), queries.map((q) => q.attributeId), queries.map((q) => q.typeId), queries.map((q) => q.value), queries.map((q) => q.caseSensitive)]);
+      [
+        queries.map((q) => q.index),
+        queries.map((q) => q.attributeId),
+        queries.map((q) => q.typeId),
+        queries.map((q) => q.value),
+        queries.map((q) => q.caseSensitive),
+      ],
+    );
   }
 
   async metaverseObjects(ids: readonly string[]): Promise<SyncMvo[]> {
@@ -153,7 +172,8 @@ export class SyncStore {
     if (!metaverseObjectIds.length) return [];
     return this.s.rows<SyncCso>(
       `SELECT ${CSO_COLUMNS} FROM connected_system_object WHERE metaverse_object_id = ANY($1::uuid[]) AND NOT (id = ANY($2::uuid[]))`,
-      [metaverseObjectIds, except]);
+      [metaverseObjectIds, except],
+    );
   }
 
   /** The unexported pending exports of the given objects. */
@@ -161,27 +181,38 @@ export class SyncStore {
     if (!csoIds.length) return [];
     return this.s.rows<PendingExportRow>(
       `SELECT id, connected_system_object_id AS "connectedSystemObjectId", change_type AS "changeType", attribute_changes AS "attributeChanges", created
-         FROM pending_export WHERE connected_system_object_id = ANY($1::uuid[]) AND status = '${PendingExportStatus.Pending}'`, [csoIds]);
+         FROM pending_export WHERE connected_system_object_id = ANY($1::uuid[]) AND status = '${PendingExportStatus.Pending}'`,
+      [csoIds],
+    );
   }
 
   /** Whether a system has unjoined objects of a type (adoption candidates before provisioning). */
   async hasUnjoined(systemId: number, objectTypeId: number): Promise<boolean> {
     return !!(await this.s.row(
       `SELECT 1 FROM connected_system_object WHERE connected_system_id = $1 AND object_type_id = $2 AND metaverse_object_id IS NULL
-          AND status = '${ConnectorSpaceObjectStatus.Normal}' LIMIT 1`, [systemId, objectTypeId]));
+          AND status = '${ConnectorSpaceObjectStatus.Normal}' LIMIT 1`,
+      [systemId, objectTypeId],
+    ));
   }
 
   /**
    * Unjoined objects of a system and type whose attribute holds one of the values (case-insensitive),
    * for adopting pre-existing accounts. Reads only unjoined objects (ix_cso_unjoined).
    */
-  async findUnjoined(systemId: number, objectTypeId: number, attributeId: number, values: readonly string[]): Promise<Array<SyncCso & { matched: string }>> {
+  async findUnjoined(
+    systemId: number,
+    objectTypeId: number,
+    attributeId: number,
+    values: readonly string[],
+  ): Promise<Array<SyncCso & { matched: string }>> {
     if (!values.length) return [];
     return this.s.rows<SyncCso & { matched: string }>(
       `SELECT ${CSO_COLUMNS}, lower(e #>> '{}') AS matched
          FROM connected_system_object c CROSS JOIN LATERAL jsonb_array_elements(c.attributes -> $3::text) e
         WHERE c.connected_system_id = $1 AND c.object_type_id = $2 AND c.metaverse_object_id IS NULL AND c.status = '${ConnectorSpaceObjectStatus.Normal}'
-          AND lower(e #>> '{}') = ANY($4::text[])`, [systemId, objectTypeId, String(attributeId), values.map((v) => v.toLowerCase())]);
+          AND lower(e #>> '{}') = ANY($4::text[])`,
+      [systemId, objectTypeId, String(attributeId), values.map((v) => v.toLowerCase())],
+    );
   }
 
   /** Metaverse objects whose reference attributes point at any of the given objects. */
@@ -189,7 +220,9 @@ export class SyncStore {
     if (!targetIds.length) return [];
     const rows = await this.s.rows<{ id: string }>(
       `SELECT DISTINCT l.object_id AS id FROM metaverse_object_lookup l JOIN metaverse_attribute a ON a.id = l.attribute_id AND a.type = '${AttributeDataType.Reference}'
-        WHERE l.value_normalised = ANY($1::text[])`, [targetIds.map((t) => t.toLowerCase())]);
+        WHERE l.value_normalised = ANY($1::text[])`,
+      [targetIds.map((t) => t.toLowerCase())],
+    );
     return rows.map((r) => r.id);
   }
 
@@ -200,19 +233,34 @@ export class SyncStore {
 
   async insertMetaverseObjects(objects: readonly NewMetaverseObject[]): Promise<void> {
     if (!objects.length) return;
-    await this.s.copy('metaverse_object', ['id', 'type_id', 'origin', 'status', 'display_name', 'attributes', 'last_updated'],
-      objects.map((o) => [o.id, o.typeId, MetaverseObjectOrigin.Projected, MetaverseObjectStatus.Normal, o.displayName, o.attributes, new Date()]));
+    await this.s.copy(
+      'metaverse_object',
+      ['id', 'type_id', 'origin', 'status', 'display_name', 'attributes', 'last_updated'],
+      objects.map((o) => [
+        o.id,
+        o.typeId,
+        MetaverseObjectOrigin.Projected,
+        MetaverseObjectStatus.Normal,
+        o.displayName,
+        o.attributes,
+        new Date(),
+      ]),
+    );
   }
 
   async updateMetaverseObjects(objects: readonly MetaverseObjectUpdate[]): Promise<void> {
     if (!objects.length) return;
     await this.s.stage('meridian_mvo_changes', 'id uuid, display_name text, attributes jsonb, ldd timestamptz, ede timestamptz');
-    await this.s.copy('meridian_mvo_changes', ['id', 'display_name', 'attributes', 'ldd', 'ede'],
-      objects.map((o) => [o.id, o.displayName, o.attributes, o.lastConnectorDisconnectedDate, o.deletionEligibleDate]));
+    await this.s.copy(
+      'meridian_mvo_changes',
+      ['id', 'display_name', 'attributes', 'ldd', 'ede'],
+      objects.map((o) => [o.id, o.displayName, o.attributes, o.lastConnectorDisconnectedDate, o.deletionEligibleDate]),
+    );
     await this.s.count(
       `UPDATE metaverse_object m SET display_name = c.display_name, attributes = c.attributes, last_connector_disconnected_date = c.ldd,
               deletion_eligible_date = c.ede, last_updated = now()
-         FROM meridian_mvo_changes c WHERE m.id = c.id`);
+         FROM meridian_mvo_changes c WHERE m.id = c.id`,
+    );
   }
 
   /** Attributes that have lookup rows (indexed ones and every reference); read under the lookup-schema lock. */
@@ -233,7 +281,8 @@ export class SyncStore {
     await this.s.copy('meridian_mvo_lookup', ['attribute_id', 'value', 'object_id'], rows);
     await this.s.count(
       `INSERT INTO metaverse_object_lookup (attribute_id, value_normalised, object_id)
-       SELECT DISTINCT attribute_id, left(lower(value), 512), object_id FROM meridian_mvo_lookup`);
+       SELECT DISTINCT attribute_id, left(lower(value), 512), object_id FROM meridian_mvo_lookup`,
+    );
   }
 
   async deleteMetaverseObjects(ids: readonly string[]): Promise<number> {
@@ -254,7 +303,11 @@ export class SyncStore {
     ];
     const done = new Set(synchronised);
     await this.s.stage('meridian_cso_joins', 'id uuid, set_join boolean, metaverse_object_id uuid, join_type text, synced boolean');
-    await this.s.copy('meridian_cso_joins', ['id', 'set_join', 'metaverse_object_id', 'join_type', 'synced'], rows.map((r) => [...r, done.has(r[0] as string)]));
+    await this.s.copy(
+      'meridian_cso_joins',
+      ['id', 'set_join', 'metaverse_object_id', 'join_type', 'synced'],
+      rows.map((r) => [...r, done.has(r[0] as string)]),
+    );
     await this.s.count(
       `UPDATE connected_system_object c
           SET metaverse_object_id = CASE WHEN j.set_join THEN j.metaverse_object_id ELSE c.metaverse_object_id END,
@@ -262,7 +315,8 @@ export class SyncStore {
               last_updated = CASE WHEN j.set_join THEN now() ELSE c.last_updated END,
               sync_pending = c.sync_pending AND NOT j.synced
          FROM meridian_cso_joins j
-        WHERE c.id = j.id AND (j.set_join OR (j.synced AND c.sync_pending))`);
+        WHERE c.id = j.id AND (j.set_join OR (j.synced AND c.sync_pending))`,
+    );
   }
 
   async deleteConnectorObjects(ids: readonly string[]): Promise<number> {
@@ -273,15 +327,36 @@ export class SyncStore {
   /** Placeholders of objects to provision: PendingProvisioning, joined, no external ID yet. */
   async insertProvisioned(objects: readonly NewConnectorObject[]): Promise<void> {
     if (!objects.length) return;
-    await this.s.copy('connected_system_object',
+    await this.s.copy(
+      'connected_system_object',
       ['id', 'connected_system_id', 'object_type_id', 'display_name', 'status', 'metaverse_object_id', 'join_type', 'sync_pending'],
-      objects.map((o) => [o.id, o.connectedSystemId, o.objectTypeId, o.displayName, ConnectorSpaceObjectStatus.PendingProvisioning, o.metaverseObjectId, JoinType.Provisioned, false]));
+      objects.map((o) => [
+        o.id,
+        o.connectedSystemId,
+        o.objectTypeId,
+        o.displayName,
+        ConnectorSpaceObjectStatus.PendingProvisioning,
+        o.metaverseObjectId,
+        JoinType.Provisioned,
+        false,
+      ]),
+    );
   }
 
   async insertPendingExports(exports: readonly NewPendingExport[]): Promise<void> {
     if (!exports.length) return;
-    await this.s.copy('pending_export', ['id', 'connected_system_id', 'connected_system_object_id', 'change_type', 'status', 'attribute_changes'],
-      exports.map((e) => [e.id, e.connectedSystemId, e.connectedSystemObjectId, e.changeType, PendingExportStatus.Pending, e.attributeChanges]));
+    await this.s.copy(
+      'pending_export',
+      ['id', 'connected_system_id', 'connected_system_object_id', 'change_type', 'status', 'attribute_changes'],
+      exports.map((e) => [
+        e.id,
+        e.connectedSystemId,
+        e.connectedSystemObjectId,
+        e.changeType,
+        PendingExportStatus.Pending,
+        e.attributeChanges,
+      ]),
+    );
   }
 
   /**
@@ -289,11 +364,16 @@ export class SyncStore {
    * `Pending` meanwhile (an export run of its system sent it) is not touched: the merged changes become a
    * new pending `Update` of the object instead, so nothing staged is lost.
    */
-  async updatePendingExports(exports: ReadonlyArray<{ id: string; connectedSystemId: number; connectedSystemObjectId: string; attributeChanges: unknown[] }>): Promise<void> {
+  async updatePendingExports(
+    exports: ReadonlyArray<{ id: string; connectedSystemId: number; connectedSystemObjectId: string; attributeChanges: unknown[] }>,
+  ): Promise<void> {
     if (!exports.length) return;
     await this.s.stage('meridian_pe_changes', 'id uuid, connected_system_id int, cso_id uuid, attribute_changes jsonb');
-    await this.s.copy('meridian_pe_changes', ['id', 'connected_system_id', 'cso_id', 'attribute_changes'],
-      exports.map((e) => [e.id, e.connectedSystemId, e.connectedSystemObjectId, e.attributeChanges]));
+    await this.s.copy(
+      'meridian_pe_changes',
+      ['id', 'connected_system_id', 'cso_id', 'attribute_changes'],
+      exports.map((e) => [e.id, e.connectedSystemId, e.connectedSystemObjectId, e.attributeChanges]),
+    );
     await this.s.count(
       `WITH merged AS (
          UPDATE pending_export p SET attribute_changes = c.attribute_changes, last_updated = now()
@@ -304,7 +384,8 @@ export class SyncStore {
          FROM meridian_pe_changes c
         WHERE NOT EXISTS (SELECT 1 FROM merged m WHERE m.id = c.id)
           AND EXISTS (SELECT 1 FROM connected_system_object o WHERE o.id = c.cso_id AND o.external_id IS NOT NULL)
-       ON CONFLICT (connected_system_object_id) WHERE status = '${PendingExportStatus.Pending}' DO NOTHING`);
+       ON CONFLICT (connected_system_object_id) WHERE status = '${PendingExportStatus.Pending}' DO NOTHING`,
+    );
   }
 
   async deletePendingExports(ids: readonly string[]): Promise<void> {
@@ -321,7 +402,9 @@ export class SyncStore {
   async expiredPendingDeletions(limit: number): Promise<string[]> {
     const rows = await this.s.rows<{ id: string }>(
       `SELECT id FROM metaverse_object WHERE last_connector_disconnected_date IS NOT NULL AND deletion_eligible_date <= now() AND origin <> '${MetaverseObjectOrigin.Internal}'
-        ORDER BY deletion_eligible_date LIMIT $1`, [limit]);
+        ORDER BY deletion_eligible_date LIMIT $1`,
+      [limit],
+    );
     return rows.map((r) => r.id);
   }
 }

@@ -68,7 +68,11 @@ export class ActivityEntity {
   @Column({ type: 'int', default: 0 })
   objectsProcessed: number;
 
-  @Column({ type: 'bigint', nullable: true, transformer: { to: (v: number | null) => v, from: (v: string | null) => (v === null ? null : Number(v)) } })
+  @Column({
+    type: 'bigint',
+    nullable: true,
+    transformer: { to: (v: number | null) => v, from: (v: string | null) => (v === null ? null : Number(v)) },
+  })
   executionTimeMs: number | null;
 
   @Column({ type: 'varchar', length: 40, nullable: true })

@@ -190,26 +190,43 @@ export class Init1763800000000 implements MigrationInterface {
       )`);
 
     // Built-in metaverse schema (DOMAIN.md §3) and the Administrator role.
-    await q.query(`INSERT INTO role (name, description, is_built_in) VALUES ($1, $2, true)`,
-      [ADMINISTRATOR_ROLE, 'Full access to every administrative endpoint.']);
+    await q.query(`INSERT INTO role (name, description, is_built_in) VALUES ($1, $2, true)`, [
+      ADMINISTRATOR_ROLE,
+      'Full access to every administrative endpoint.',
+    ]);
     for (const [typeName, attributes] of [
       [BuiltInObjectTypes.User, BUILT_IN_USER_ATTRIBUTES],
       [BuiltInObjectTypes.Group, BUILT_IN_GROUP_ATTRIBUTES],
     ] as const) {
-      const [{ id: typeId }] = await q.query(
-        `INSERT INTO metaverse_object_type (name, is_built_in) VALUES ($1, true) RETURNING id`, [typeName]);
+      const [{ id: typeId }] = await q.query(`INSERT INTO metaverse_object_type (name, is_built_in) VALUES ($1, true) RETURNING id`, [
+        typeName,
+      ]);
       for (const a of attributes) {
         const [{ id: attributeId }] = await q.query(
           `INSERT INTO metaverse_attribute (name, type, plurality, is_built_in) VALUES ($1, $2, $3, true)
-           ON CONFLICT (lower(name)) DO UPDATE SET name = EXCLUDED.name RETURNING id`, [a.name, a.type, a.plurality]);
+           ON CONFLICT (lower(name)) DO UPDATE SET name = EXCLUDED.name RETURNING id`,
+          [a.name, a.type, a.plurality],
+        );
         await q.query(`INSERT INTO metaverse_object_type_attribute (object_type_id, attribute_id) VALUES ($1, $2)`, [typeId, attributeId]);
       }
     }
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['queue_probe', 'role_member', 'metaverse_object_lookup', 'metaverse_object', 'metaverse_object_type_attribute',
-      'metaverse_attribute', 'metaverse_object_type', 'activity_execution_item', 'activity', 'service_setting', 'role', 'api_key']) {
+    for (const table of [
+      'queue_probe',
+      'role_member',
+      'metaverse_object_lookup',
+      'metaverse_object',
+      'metaverse_object_type_attribute',
+      'metaverse_attribute',
+      'metaverse_object_type',
+      'activity_execution_item',
+      'activity',
+      'service_setting',
+      'role',
+      'api_key',
+    ]) {
       await q.query(`DROP TABLE IF EXISTS ${table}`);
     }
   }

@@ -1,8 +1,18 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** Attributes that are looked up by value from the start (sign-in, matching, search). */
-const INDEXED_BUILT_INS = ['Account Name', 'Common Name', 'Display Name', 'Distinguished Name', 'Email', 'Employee ID',
-  'Object Identifier', 'objectGUID', 'Subject Identifier', 'User Principal Name'];
+const INDEXED_BUILT_INS = [
+  'Account Name',
+  'Common Name',
+  'Display Name',
+  'Distinguished Name',
+  'Email',
+  'Employee ID',
+  'Object Identifier',
+  'objectGUID',
+  'Subject Identifier',
+  'User Principal Name',
+];
 
 /** Connected systems, schema selection, connector space, run profiles, sync rules and certificates. */
 export class ConfigurationModel1763900000000 implements MigrationInterface {
@@ -106,10 +116,16 @@ export class ConfigurationModel1763900000000 implements MigrationInterface {
           REFERENCES connected_system_object_type (connected_system_id, id) ON DELETE CASCADE,
         CONSTRAINT cso_metaverse_object_fkey FOREIGN KEY (metaverse_object_id) REFERENCES metaverse_object (id) ON DELETE SET NULL
       )`);
-    await q.query(`CREATE UNIQUE INDEX uq_cso_external_id ON connected_system_object (connected_system_id, object_type_id, external_id) WHERE external_id IS NOT NULL`);
-    await q.query(`CREATE INDEX ix_cso_secondary_external_id ON connected_system_object (connected_system_id, lower(secondary_external_id)) WHERE secondary_external_id IS NOT NULL`);
+    await q.query(
+      `CREATE UNIQUE INDEX uq_cso_external_id ON connected_system_object (connected_system_id, object_type_id, external_id) WHERE external_id IS NOT NULL`,
+    );
+    await q.query(
+      `CREATE INDEX ix_cso_secondary_external_id ON connected_system_object (connected_system_id, lower(secondary_external_id)) WHERE secondary_external_id IS NOT NULL`,
+    );
     await q.query(`CREATE INDEX ix_cso_system_keyset ON connected_system_object (connected_system_id, id)`);
-    await q.query(`CREATE INDEX ix_cso_metaverse_object ON connected_system_object (metaverse_object_id) WHERE metaverse_object_id IS NOT NULL`);
+    await q.query(
+      `CREATE INDEX ix_cso_metaverse_object ON connected_system_object (metaverse_object_id) WHERE metaverse_object_id IS NOT NULL`,
+    );
 
     await q.query(`
       CREATE TABLE sync_rule (
@@ -200,8 +216,18 @@ export class ConfigurationModel1763900000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['trusted_certificate', 'sync_rule_matching_rule', 'sync_rule_mapping_source', 'sync_rule_mapping', 'sync_rule',
-      'connected_system_object', 'connected_system_run_profile', 'connected_system_attribute', 'connected_system_object_type', 'connected_system']) {
+    for (const table of [
+      'trusted_certificate',
+      'sync_rule_matching_rule',
+      'sync_rule_mapping_source',
+      'sync_rule_mapping',
+      'sync_rule',
+      'connected_system_object',
+      'connected_system_run_profile',
+      'connected_system_attribute',
+      'connected_system_object_type',
+      'connected_system',
+    ]) {
       await q.query(`DROP TABLE IF EXISTS ${table}`);
     }
     await q.query(`DROP INDEX IF EXISTS ix_metaverse_object_display_name_trgm`);

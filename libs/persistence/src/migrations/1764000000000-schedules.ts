@@ -76,7 +76,9 @@ export class Schedules1764000000000 implements MigrationInterface {
       )`);
     await q.query(`CREATE UNIQUE INDEX uq_schedule_execution_due ON schedule_execution (schedule_id, due_at) WHERE due_at IS NOT NULL`);
     await q.query(`CREATE INDEX ix_schedule_execution_schedule ON schedule_execution (schedule_id, queued_at)`);
-    await q.query(`CREATE INDEX ix_schedule_execution_active ON schedule_execution (status) WHERE status IN ('Queued', 'InProgress', 'Paused')`);
+    await q.query(
+      `CREATE INDEX ix_schedule_execution_active ON schedule_execution (status) WHERE status IN ('Queued', 'InProgress', 'Paused')`,
+    );
 
     await q.query(`
       CREATE TABLE schedule_execution_step (
@@ -104,6 +106,7 @@ export class Schedules1764000000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['schedule_execution_step', 'schedule_execution', 'schedule_step', 'schedule']) await q.query(`DROP TABLE IF EXISTS ${table}`);
+    for (const table of ['schedule_execution_step', 'schedule_execution', 'schedule_step', 'schedule'])
+      await q.query(`DROP TABLE IF EXISTS ${table}`);
   }
 }

@@ -8,25 +8,58 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * with ids it has just read; what the keys did on delete, these triggers do set-based.
  */
 const CLEANUPS: ReadonlyArray<[string, string, string]> = [
-  ['metaverse_object', 'meridian_metaverse_object_cleanup',
-    'DELETE FROM metaverse_object_lookup l USING gone g WHERE l.object_id = g.id; '
-    + 'UPDATE connected_system_object c SET metaverse_object_id = NULL FROM gone g WHERE c.metaverse_object_id = g.id'],
-  ['metaverse_attribute', 'meridian_metaverse_attribute_cleanup', 'DELETE FROM metaverse_object_lookup l USING gone g WHERE l.attribute_id = g.id'],
+  [
+    'metaverse_object',
+    'meridian_metaverse_object_cleanup',
+    'DELETE FROM metaverse_object_lookup l USING gone g WHERE l.object_id = g.id; ' +
+      'UPDATE connected_system_object c SET metaverse_object_id = NULL FROM gone g WHERE c.metaverse_object_id = g.id',
+  ],
+  [
+    'metaverse_attribute',
+    'meridian_metaverse_attribute_cleanup',
+    'DELETE FROM metaverse_object_lookup l USING gone g WHERE l.attribute_id = g.id',
+  ],
   ['activity', 'meridian_activity_cleanup', 'DELETE FROM activity_execution_item i USING gone g WHERE i.activity_id = g.id'],
-  ['connected_system_object_type', 'meridian_cs_object_type_cleanup',
-    'DELETE FROM connected_system_object c USING gone g WHERE c.connected_system_id = g.connected_system_id AND c.object_type_id = g.id'],
-  ['connected_system_object', 'meridian_cso_cleanup', 'DELETE FROM pending_export p USING gone g WHERE p.connected_system_object_id = g.id'],
+  [
+    'connected_system_object_type',
+    'meridian_cs_object_type_cleanup',
+    'DELETE FROM connected_system_object c USING gone g WHERE c.connected_system_id = g.connected_system_id AND c.object_type_id = g.id',
+  ],
+  [
+    'connected_system_object',
+    'meridian_cso_cleanup',
+    'DELETE FROM pending_export p USING gone g WHERE p.connected_system_object_id = g.id',
+  ],
   ['connected_system', 'meridian_connected_system_cleanup', 'DELETE FROM pending_export p USING gone g WHERE p.connected_system_id = g.id'],
 ];
 
 /** Foreign keys the triggers above replace, and how to put them back (down). */
 const REPLACED_KEYS: ReadonlyArray<[string, string, string]> = [
-  ['metaverse_object_lookup', 'metaverse_object_lookup_attribute_id_fkey', 'FOREIGN KEY (attribute_id) REFERENCES metaverse_attribute (id) ON DELETE CASCADE'],
-  ['metaverse_object_lookup', 'metaverse_object_lookup_object_id_fkey', 'FOREIGN KEY (object_id) REFERENCES metaverse_object (id) ON DELETE CASCADE'],
-  ['activity_execution_item', 'activity_execution_item_activity_id_fkey', 'FOREIGN KEY (activity_id) REFERENCES activity (id) ON DELETE CASCADE'],
-  ['connected_system_object', 'cso_object_type_fkey',
-    'FOREIGN KEY (connected_system_id, object_type_id) REFERENCES connected_system_object_type (connected_system_id, id) ON DELETE CASCADE'],
-  ['connected_system_object', 'cso_metaverse_object_fkey', 'FOREIGN KEY (metaverse_object_id) REFERENCES metaverse_object (id) ON DELETE SET NULL'],
+  [
+    'metaverse_object_lookup',
+    'metaverse_object_lookup_attribute_id_fkey',
+    'FOREIGN KEY (attribute_id) REFERENCES metaverse_attribute (id) ON DELETE CASCADE',
+  ],
+  [
+    'metaverse_object_lookup',
+    'metaverse_object_lookup_object_id_fkey',
+    'FOREIGN KEY (object_id) REFERENCES metaverse_object (id) ON DELETE CASCADE',
+  ],
+  [
+    'activity_execution_item',
+    'activity_execution_item_activity_id_fkey',
+    'FOREIGN KEY (activity_id) REFERENCES activity (id) ON DELETE CASCADE',
+  ],
+  [
+    'connected_system_object',
+    'cso_object_type_fkey',
+    'FOREIGN KEY (connected_system_id, object_type_id) REFERENCES connected_system_object_type (connected_system_id, id) ON DELETE CASCADE',
+  ],
+  [
+    'connected_system_object',
+    'cso_metaverse_object_fkey',
+    'FOREIGN KEY (metaverse_object_id) REFERENCES metaverse_object (id) ON DELETE SET NULL',
+  ],
 ];
 
 /**
@@ -49,7 +82,9 @@ export class Engine1764100000000 implements MigrationInterface {
     await q.query(`CREATE INDEX ix_cso_references_pending ON connected_system_object (connected_system_id, id)
                    WHERE resolved_references IS NULL OR jsonb_path_exists(resolved_references, '$.*[*] ? (@ == null)')`);
     // Objects not joined to the metaverse: adoption of pre-existing accounts before provisioning.
-    await q.query(`CREATE INDEX ix_cso_unjoined ON connected_system_object (connected_system_id, object_type_id) WHERE metaverse_object_id IS NULL`);
+    await q.query(
+      `CREATE INDEX ix_cso_unjoined ON connected_system_object (connected_system_id, object_type_id) WHERE metaverse_object_id IS NULL`,
+    );
 
     await q.query(`
       CREATE TABLE pending_export (
@@ -98,9 +133,13 @@ export class Engine1764100000000 implements MigrationInterface {
     for (const [table, key] of REPLACED_KEYS) await q.query(`ALTER TABLE ${table} DROP CONSTRAINT ${key}`);
     for (const [table, fn, sql] of CLEANUPS) {
       await q.query(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${sql}; RETURN NULL; END $$`);
-      await q.query(`CREATE TRIGGER ${fn} AFTER DELETE ON ${table} REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`);
+      await q.query(
+        `CREATE TRIGGER ${fn} AFTER DELETE ON ${table} REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
+      );
     }
-    await q.query(`CREATE INDEX ix_metaverse_object_pending_deletion ON metaverse_object (type_id, id) WHERE last_connector_disconnected_date IS NOT NULL`);
+    await q.query(
+      `CREATE INDEX ix_metaverse_object_pending_deletion ON metaverse_object (type_id, id) WHERE last_connector_disconnected_date IS NOT NULL`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
@@ -117,7 +156,9 @@ export class Engine1764100000000 implements MigrationInterface {
                      SELECT 1 FROM connected_system_object_type t WHERE t.connected_system_id = c.connected_system_id AND t.id = c.object_type_id)`);
     for (const [table, key, definition] of REPLACED_KEYS) await q.query(`ALTER TABLE ${table} ADD CONSTRAINT ${key} ${definition}`);
     await q.query(`DROP INDEX IF EXISTS ix_metaverse_object_pending_deletion`);
-    await q.query(`DELETE FROM metaverse_object_lookup l USING metaverse_attribute a WHERE a.id = l.attribute_id AND a.type = 'Reference' AND NOT a.is_indexed`);
+    await q.query(
+      `DELETE FROM metaverse_object_lookup l USING metaverse_attribute a WHERE a.id = l.attribute_id AND a.type = 'Reference' AND NOT a.is_indexed`,
+    );
     await q.query(`DROP INDEX IF EXISTS ix_activity_heartbeat`);
     await q.query(`ALTER TABLE activity_execution_item DROP COLUMN metaverse_object_id`);
     await q.query(`ALTER TABLE activity_execution_item DROP COLUMN connected_system_object_id`);

@@ -33,9 +33,12 @@ export class AuthGuard implements CanActivate {
     await this.authenticate(context, req);
     if (!access) throw new DomainError(ErrorCode.Forbidden, 'This endpoint has no access rule and is closed.');
     if (access.kind === 'role' && !hasRole(req.user, access.role)) {
-      throw new DomainError(ErrorCode.Forbidden, req.user?.authorised === false
-        ? 'No identity in Meridian matches your sign-in, so administrative endpoints are refused.'
-        : `The ${access.role} role is required.`);
+      throw new DomainError(
+        ErrorCode.Forbidden,
+        req.user?.authorised === false
+          ? 'No identity in Meridian matches your sign-in, so administrative endpoints are refused.'
+          : `The ${access.role} role is required.`,
+      );
     }
     return true;
   }

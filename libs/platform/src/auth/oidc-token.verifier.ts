@@ -31,8 +31,13 @@ export class OidcTokenVerifier {
     this.discovered ??= (async () => {
       const client: OpenIdClientModule = await import('openid-client');
       const jose: JoseModule = await import('jose');
-      const cfg = await client.discovery(new URL(oidc.authority), oidc.clientId, undefined, undefined,
-        oidc.allowInsecureHttp ? { execute: [client.allowInsecureRequests] } : undefined);
+      const cfg = await client.discovery(
+        new URL(oidc.authority),
+        oidc.clientId,
+        undefined,
+        undefined,
+        oidc.allowInsecureHttp ? { execute: [client.allowInsecureRequests] } : undefined,
+      );
       const md = cfg.serverMetadata();
       if (!md.jwks_uri) throw new Error('the OIDC provider publishes no jwks_uri');
       return { issuer: md.issuer, jwks: jose.createRemoteJWKSet(new URL(md.jwks_uri)) };
@@ -65,17 +70,22 @@ export class OidcTokenVerifier {
       return payload as Record<string, unknown>;
     } catch (e) {
       const code = (e as { code?: string }).code;
-      const reason = code === 'ERR_JWT_EXPIRED' ? 'the token has expired'
-        : code === 'ERR_JWT_CLAIM_VALIDATION_FAILED' ? `claim check failed (${(e as { claim?: string }).claim ?? 'unknown'})`
-        : code === 'ERR_JOSE_ALG_NOT_ALLOWED' ? 'the signing algorithm is not allowed'
-        : 'the token is not valid';
+      const reason =
+        code === 'ERR_JWT_EXPIRED'
+          ? 'the token has expired'
+          : code === 'ERR_JWT_CLAIM_VALIDATION_FAILED'
+            ? `claim check failed (${(e as { claim?: string }).claim ?? 'unknown'})`
+            : code === 'ERR_JOSE_ALG_NOT_ALLOWED'
+              ? 'the signing algorithm is not allowed'
+              : 'the token is not valid';
       throw new DomainError(ErrorCode.Unauthorised, `Bearer token rejected: ${reason}.`);
     }
   }
 
   subjectOf(claims: Record<string, unknown>): string {
     const value = claims[this.oidc?.subjectClaim ?? 'sub'];
-    if (typeof value !== 'string' || value === '') throw new DomainError(ErrorCode.Unauthorised, 'Bearer token rejected: it has no subject.');
+    if (typeof value !== 'string' || value === '')
+      throw new DomainError(ErrorCode.Unauthorised, 'Bearer token rejected: it has no subject.');
     return value;
   }
 }

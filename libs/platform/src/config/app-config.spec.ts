@@ -19,8 +19,16 @@ describe('loadConfig', () => {
   it('applies the documented defaults', () => {
     const c = loadConfig('web', base);
     expect(c).toMatchObject({
-      databaseUrl: 'postgres://postgres@127.0.0.1:5432/meridian', redisUrl: 'redis://127.0.0.1:6379', redisPrefix: 'meridian',
-      port: 8080, bootstrapApiKey: null, logLevel: 'Information', oidc: null, tls: null, bodyLimit: '1mb', workerConcurrency: 2,
+      databaseUrl: 'postgres://postgres@127.0.0.1:5432/meridian',
+      redisUrl: 'redis://127.0.0.1:6379',
+      redisPrefix: 'meridian',
+      port: 8080,
+      bootstrapApiKey: null,
+      logLevel: 'Information',
+      oidc: null,
+      tls: null,
+      bodyLimit: '1mb',
+      workerConcurrency: 2,
     });
     expect(c.encryptionKey).toHaveLength(32);
     expect(c.version).toMatch(/^\d+\.\d+\.\d+/);
@@ -29,10 +37,20 @@ describe('loadConfig', () => {
   it('accepts a hex encryption key and a complete OIDC configuration', () => {
     const c = loadConfig('web', {
       MERIDIAN_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      OIDC_AUTHORITY: 'https://login.example.org/realms/x/', OIDC_CLIENT_ID: 'meridian', OIDC_SCOPES: 'openid profile email',
+      OIDC_AUTHORITY: 'https://login.example.org/realms/x/',
+      OIDC_CLIENT_ID: 'meridian',
+      OIDC_SCOPES: 'openid profile email',
     });
-    expect(c.oidc).toEqual({ authority: 'https://login.example.org/realms/x', clientId: 'meridian', scopes: ['openid', 'profile', 'email'],
-      audience: 'meridian', subjectClaim: 'sub', subjectAttribute: 'Subject Identifier', algorithms: ['RS256', 'PS256', 'ES256'], allowInsecureHttp: false });
+    expect(c.oidc).toEqual({
+      authority: 'https://login.example.org/realms/x',
+      clientId: 'meridian',
+      scopes: ['openid', 'profile', 'email'],
+      audience: 'meridian',
+      subjectClaim: 'sub',
+      subjectAttribute: 'Subject Identifier',
+      algorithms: ['RS256', 'PS256', 'ES256'],
+      allowInsecureHttp: false,
+    });
   });
 
   it.each([

@@ -43,7 +43,10 @@ export interface OidcConfig {
 
 /** A configuration problem: one line that names the variable. */
 export class ConfigError extends Error {
-  constructor(readonly variable: string, problem: string) {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
     super(`Configuration error: ${variable} ${problem}`);
     this.name = 'ConfigError';
   }
@@ -68,7 +71,10 @@ function url(env: Env, name: string, fallback: string, protocols: string[]): str
     throw new ConfigError(name, `is not a valid URL (expected e.g. ${fallback}).`);
   }
   if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(name, `must use ${protocols.map((p) => p.replace(':', '://')).join(' or ')} (got ${parsed.protocol.replace(':', '')}).`);
+    throw new ConfigError(
+      name,
+      `must use ${protocols.map((p) => p.replace(':', '://')).join(' or ')} (got ${parsed.protocol.replace(':', '')}).`,
+    );
   }
   return value;
 }
@@ -105,7 +111,10 @@ function encryptionKey(env: Env): Buffer {
     raw = readFileSync(fileName, 'utf8').trim();
   }
   if (!raw) {
-    throw new ConfigError('MERIDIAN_ENCRYPTION_KEY', 'is required: 32 random bytes as base64 or 64 hex characters (generate one with `openssl rand -base64 32`), or set MERIDIAN_ENCRYPTION_KEY_FILE.');
+    throw new ConfigError(
+      'MERIDIAN_ENCRYPTION_KEY',
+      'is required: 32 random bytes as base64 or 64 hex characters (generate one with `openssl rand -base64 32`), or set MERIDIAN_ENCRYPTION_KEY_FILE.',
+    );
   }
   const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
   if (key.length !== 32 || (!/^[0-9a-f]{64}$/i.test(raw) && key.toString('base64').replace(/=+$/, '') !== raw.replace(/=+$/, ''))) {
@@ -175,13 +184,20 @@ export function loadConfig(service: ServiceName, env: Env = process.env): AppCon
   if (!level) throw new ConfigError('MERIDIAN_LOG_LEVEL', `must be one of ${LEVELS.join(', ')} (got "${logLevel}").`);
   const bootstrapApiKey = str(env, 'MERIDIAN_BOOTSTRAP_API_KEY') ?? null;
   if (bootstrapApiKey !== null && (bootstrapApiKey.length < 32 || bootstrapApiKey.length > 256 || /\s/.test(bootstrapApiKey))) {
-    throw new ConfigError('MERIDIAN_BOOTSTRAP_API_KEY', 'must be 32 to 256 characters without spaces (generate one with `openssl rand -hex 32`).');
+    throw new ConfigError(
+      'MERIDIAN_BOOTSTRAP_API_KEY',
+      'must be 32 to 256 characters without spaces (generate one with `openssl rand -hex 32`).',
+    );
   }
   const bodyLimit = str(env, 'MERIDIAN_BODY_LIMIT') ?? '1mb';
   if (!SIZE.test(bodyLimit)) throw new ConfigError('MERIDIAN_BODY_LIMIT', `must be a size such as 512kb or 1mb (got "${bodyLimit}").`);
   const redisPrefix = str(env, 'MERIDIAN_REDIS_PREFIX') ?? 'meridian';
-  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(redisPrefix)) throw new ConfigError('MERIDIAN_REDIS_PREFIX', 'must be 1-64 letters, digits, ".", "_" or "-".');
-  const corsOrigins = (str(env, 'MERIDIAN_CORS_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(redisPrefix))
+    throw new ConfigError('MERIDIAN_REDIS_PREFIX', 'must be 1-64 letters, digits, ".", "_" or "-".');
+  const corsOrigins = (str(env, 'MERIDIAN_CORS_ORIGINS') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const origin of corsOrigins) url({ MERIDIAN_CORS_ORIGINS: origin }, 'MERIDIAN_CORS_ORIGINS', origin, ['http:', 'https:']);
   return {
     service,

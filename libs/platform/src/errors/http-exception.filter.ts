@@ -34,28 +34,71 @@ export class HttpExceptionFilter implements ExceptionFilter {
     if (exception instanceof DomainError) {
       const status = STATUS_BY_CODE[exception.code] ?? 400;
       if (status >= 500) return this.internal(exception, req, base, status, exception.code);
-      return { status, body: { code: exception.code, message: exception.message, details: exception.details, validationErrors: exception.validationErrors, ...base } };
+      return {
+        status,
+        body: {
+          code: exception.code,
+          message: exception.message,
+          details: exception.details,
+          validationErrors: exception.validationErrors,
+          ...base,
+        },
+      };
     }
     const parserError = exception as BodyParserError;
     if (parserError && typeof parserError === 'object' && typeof parserError.type === 'string') {
       if (parserError.type === 'entity.too.large') {
-        return { status: 413, body: { code: ErrorCode.PayloadTooLarge, message: `The request body is larger than the limit of ${parserError.limit ?? '?'} bytes.`, ...base } };
+        return {
+          status: 413,
+          body: {
+            code: ErrorCode.PayloadTooLarge,
+            message: `The request body is larger than the limit of ${parserError.limit ?? '?'} bytes.`,
+            ...base,
+          },
+        };
       }
       if (parserError.type === 'entity.parse.failed') {
-        return { status: 400, body: { code: ErrorCode.ValidationError, message: 'The request body is not valid JSON.', details: { parser: parserError.message }, validationErrors: { body: ['must be valid JSON'] }, ...base } };
+        return {
+          status: 400,
+          body: {
+            code: ErrorCode.ValidationError,
+            message: 'The request body is not valid JSON.',
+            details: { parser: parserError.message },
+            validationErrors: { body: ['must be valid JSON'] },
+            ...base,
+          },
+        };
       }
       if (parserError.status && parserError.status < 500) {
-        return { status: parserError.status, body: { code: CODE_BY_STATUS[parserError.status] ?? ErrorCode.BadRequest, message: parserError.message, ...base } };
+        return {
+          status: parserError.status,
+          body: { code: CODE_BY_STATUS[parserError.status] ?? ErrorCode.BadRequest, message: parserError.message, ...base },
+        };
       }
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
-      if (status >= 500) return this.internal(exception, req, base, status, status === 503 ? ErrorCode.ServiceUnavailable : ErrorCode.InternalError);
+      if (status >= 500)
+        return this.internal(exception, req, base, status, status === 503 ? ErrorCode.ServiceUnavailable : ErrorCode.InternalError);
       const response = exception.getResponse();
       const payload = typeof response === 'object' && response !== null ? (response as Record<string, unknown>) : {};
-      const message = typeof payload.message === 'string' ? payload.message : Array.isArray(payload.message) ? (payload.message as string[]).join('; ') : exception.message;
+      const message =
+        typeof payload.message === 'string'
+          ? payload.message
+          : Array.isArray(payload.message)
+            ? (payload.message as string[]).join('; ')
+            : exception.message;
       const code = (typeof payload.code === 'string' ? payload.code : undefined) ?? CODE_BY_STATUS[status] ?? ErrorCode.BadRequest;
-      return { status, body: { code, message, details: payload.details, validationErrors: payload.validationErrors as ErrorBody['validationErrors'], ...base } };
+      return {
+        status,
+        body: {
+          code,
+          message,
+          details: payload.details,
+          validationErrors: payload.validationErrors as ErrorBody['validationErrors'],
+          ...base,
+        },
+      };
     }
     return this.internal(exception, req, base, 500, ErrorCode.InternalError);
   }
@@ -63,8 +106,16 @@ export class HttpExceptionFilter implements ExceptionFilter {
   private internal(exception: unknown, req: Request, base: { timestamp: string; path: string }, status: number, code: ErrorCode) {
     const errorId = randomUUID();
     const err = exception instanceof Error ? exception : new Error(String(exception));
-    this.logger.log({ level: 'error', message: `Unhandled error ${errorId} on ${req.method} ${base.path}: ${err.message}`, errorId, error: err });
-    const message = status === 503 && exception instanceof Error ? exception.message : `An internal error occurred. Quote error id ${errorId} when reporting it.`;
+    this.logger.log({
+      level: 'error',
+      message: `Unhandled error ${errorId} on ${req.method} ${base.path}: ${err.message}`,
+      errorId,
+      error: err,
+    });
+    const message =
+      status === 503 && exception instanceof Error
+        ? exception.message
+        : `An internal error occurred. Quote error id ${errorId} when reporting it.`;
     return { status, body: { code, message, errorId, ...base } };
   }
 }

@@ -6,7 +6,8 @@ function collect(errors: ValidationError[], prefix: string, out: ValidationError
     const field = prefix ? `${prefix}.${e.property}` : e.property;
     if (e.constraints) {
       out[field] = Object.entries(e.constraints).map(([rule, message]) =>
-        rule === 'whitelistValidation' ? `${field} is not a known field` : message);
+        rule === 'whitelistValidation' ? `${field} is not a known field` : message,
+      );
     }
     if (e.children?.length) collect(e.children, field, out);
   }
@@ -64,7 +65,7 @@ class MeridianValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     // Custom parameters (the principal, the initiator) are ours, not the caller's input.
     if (metadata.type !== 'custom') {
-      const problems = findUnusableInput(value, metadata.type === 'body' ? '' : metadata.data ?? '');
+      const problems = findUnusableInput(value, metadata.type === 'body' ? '' : (metadata.data ?? ''));
       if (Object.keys(problems).length) throw DomainError.validationMany(problems);
     }
     return super.transform(value, metadata);
@@ -73,7 +74,12 @@ class MeridianValidationPipe extends ValidationPipe {
   // Nest converts a path or query value typed `number` with unary plus, which reads "1e3", "0x1", " 1"
   // and "" as numbers. Only decimal text is a number here; anything else becomes NaN for the handler's check.
   protected override transformPrimitive(value: unknown, metadata: ArgumentMetadata): unknown {
-    if (metadata.data && (metadata.type === 'param' || metadata.type === 'query') && metadata.metatype === Number && typeof value === 'string') {
+    if (
+      metadata.data &&
+      (metadata.type === 'param' || metadata.type === 'query') &&
+      metadata.metatype === Number &&
+      typeof value === 'string'
+    ) {
       return /^[+-]?\d+(?:\.\d+)?$/.test(value) ? Number(value) : NaN;
     }
     return super.transformPrimitive(value, metadata);

@@ -16,7 +16,12 @@ function logFiles(dir: string, service = 'web'): string[] {
 }
 
 function readEntries(dir: string, service = 'web'): Record<string, any>[] {
-  return logFiles(dir, service).flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+  return logFiles(dir, service).flatMap((f) =>
+    readFileSync(join(dir, f), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l)),
+  );
 }
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -26,7 +31,9 @@ describe('createServiceLogger', () => {
   const make = (options: Partial<LoggerOptions> = {}) =>
     createServiceLogger({ service: 'web', logDir: dir, level: 'Verbose', console: false, ...options });
 
-  beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'meridian-logger-')); });
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'meridian-logger-'));
+  });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('writes one JSON line per entry with the spec level names, short forms and service', async () => {
@@ -38,7 +45,12 @@ describe('createServiceLogger', () => {
     expect(logFiles(dir)).toEqual([`web-${today}.log`]);
     const entries = readEntries(dir);
     expect(entries.map((e) => [e.level, e.levelShort])).toEqual([
-      ['Verbose', 'VRB'], ['Debug', 'DBG'], ['Information', 'INF'], ['Warning', 'WRN'], ['Error', 'ERR'], ['Fatal', 'FTL'],
+      ['Verbose', 'VRB'],
+      ['Debug', 'DBG'],
+      ['Information', 'INF'],
+      ['Warning', 'WRN'],
+      ['Error', 'ERR'],
+      ['Fatal', 'FTL'],
     ]);
     for (const e of entries) {
       expect(Object.keys(e)).toEqual(['timestamp', 'level', 'levelShort', 'service', 'message']);
@@ -83,11 +95,19 @@ describe('createServiceLogger', () => {
   it('redacts secret-looking properties and inline API keys', async () => {
     const key = `mer_${'A1b2C3d4'.repeat(5)}`;
     const logger = make();
-    logger.log({ level: 'information', message: `signed in with ${key}`, password: 'hunter2', user: { name: 'ann', apiKey: 'x' }, note: `key ${key}` });
+    logger.log({
+      level: 'information',
+      message: `signed in with ${key}`,
+      password: 'hunter2',
+      user: { name: 'ann', apiKey: 'x' },
+      note: `key ${key}`,
+    });
     logger.log({ level: 'error', message: 'failed', error: new Error(`rejected ${key}`) });
     await closeLogger(logger);
 
-    const text = logFiles(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('');
+    const text = logFiles(dir)
+      .map((f) => readFileSync(join(dir, f), 'utf8'))
+      .join('');
     expect(text).not.toContain(key);
     expect(text).not.toContain('hunter2');
     const [first, second] = readEntries(dir);

@@ -77,8 +77,12 @@ const meridianFormat = winston.format((info) => {
   for (const key of Object.keys(info)) {
     if (!RESERVED.has(key) && typeof key === 'string') properties[key] = info[key];
   }
-  let exception: string | undefined = typeof info.exception === 'string' ? info.exception
-    : info.exception instanceof Error ? info.exception.stack ?? info.exception.message : undefined;
+  let exception: string | undefined =
+    typeof info.exception === 'string'
+      ? info.exception
+      : info.exception instanceof Error
+        ? (info.exception.stack ?? info.exception.message)
+        : undefined;
   // An `error`/`err` property becomes the exception when it is an Error or a plain message; anything else
   // (an error code object…) stays a property rather than vanishing.
   for (const key of ['error', 'err'] as const) {
@@ -114,8 +118,16 @@ const jsonLine = winston.format.printf((info) => {
   const entry = rest as Record<string, unknown>;
   // `level` in the file is the spec's name (Information…), not winston's key.
   const name = byKey.get(String(info.level))?.name ?? 'Information';
-  return JSON.stringify({ timestamp: entry.timestamp, level: name, levelShort: entry.levelShort, service: entry.service,
-    message: entry.message, correlationId: entry.correlationId, exception: entry.exception, properties: entry.properties });
+  return JSON.stringify({
+    timestamp: entry.timestamp,
+    level: name,
+    levelShort: entry.levelShort,
+    service: entry.service,
+    message: entry.message,
+    correlationId: entry.correlationId,
+    exception: entry.exception,
+    properties: entry.properties,
+  });
 });
 
 const consoleLine = winston.format.printf((info) => {
@@ -172,19 +184,39 @@ export class NestWinstonLogger implements LoggerService {
 
   private write(level: string, message: unknown, context?: unknown, extra?: Record<string, unknown>): void {
     const text = message instanceof Error ? message.message : typeof message === 'string' ? message : JSON.stringify(message);
-    this.logger.log({ level, message: text, ...(typeof context === 'string' ? { context } : {}), ...extra,
-      ...(message instanceof Error ? { error: message } : {}) });
+    this.logger.log({
+      level,
+      message: text,
+      ...(typeof context === 'string' ? { context } : {}),
+      ...extra,
+      ...(message instanceof Error ? { error: message } : {}),
+    });
   }
 
-  log(message: unknown, context?: string): void { this.write('information', message, context); }
+  log(message: unknown, context?: string): void {
+    this.write('information', message, context);
+  }
   error(message: unknown, stackOrContext?: string, context?: string): void {
     const hasStack = context !== undefined;
-    this.write('error', message, hasStack ? context : stackOrContext, hasStack && stackOrContext ? { exception: stackOrContext } : undefined);
+    this.write(
+      'error',
+      message,
+      hasStack ? context : stackOrContext,
+      hasStack && stackOrContext ? { exception: stackOrContext } : undefined,
+    );
   }
-  warn(message: unknown, context?: string): void { this.write('warning', message, context); }
-  debug(message: unknown, context?: string): void { this.write('debug', message, context); }
-  verbose(message: unknown, context?: string): void { this.write('verbose', message, context); }
-  fatal(message: unknown, context?: string): void { this.write('fatal', message, context); }
+  warn(message: unknown, context?: string): void {
+    this.write('warning', message, context);
+  }
+  debug(message: unknown, context?: string): void {
+    this.write('debug', message, context);
+  }
+  verbose(message: unknown, context?: string): void {
+    this.write('verbose', message, context);
+  }
+  fatal(message: unknown, context?: string): void {
+    this.write('fatal', message, context);
+  }
 }
 
 /**
@@ -196,22 +228,30 @@ export async function closeLogger(logger: winston.Logger): Promise<void> {
   const fileStreams = logger.transports
     .map((t) => (t as { logStream?: { end?: (cb: () => void) => void } }).logStream)
     .filter((s): s is { end: (cb: () => void) => void } => typeof s?.end === 'function');
-  const within = (ms: number, work: (done: () => void) => void) => new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    timer.unref();
-    work(() => { clearTimeout(timer); resolve(); });
-  });
+  const within = (ms: number, work: (done: () => void) => void) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      timer.unref();
+      work(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   await within(2000, (done) => {
     logger.on('finish', done);
     logger.end();
   });
-  await Promise.all(fileStreams.map((s) => within(5000, (done) => {
-    try {
-      s.end(done);
-    } catch {
-      done();
-    }
-  })));
+  await Promise.all(
+    fileStreams.map((s) =>
+      within(5000, (done) => {
+        try {
+          s.end(done);
+        } catch {
+          done();
+        }
+      }),
+    ),
+  );
 }
 
 export const LOGGER = Symbol('LOGGER');

@@ -9,7 +9,10 @@ interface Closable {
  * The life of one Meridian process: validated configuration, the service logger, the app, and a clean
  * stop on SIGTERM/SIGINT (app closed, logs flushed). A start-up failure ends the process with one line.
  */
-export function runService(service: Exclude<ServiceName, 'migrate'>, start: (config: AppConfig, logger: Logger) => Promise<Closable>): void {
+export function runService(
+  service: Exclude<ServiceName, 'migrate'>,
+  start: (config: AppConfig, logger: Logger) => Promise<Closable>,
+): void {
   (async () => {
     const config = loadConfigOrExit(service);
     const logger = createServiceLogger({ service, logDir: config.logDir, level: config.logLevel, console: config.logToConsole });

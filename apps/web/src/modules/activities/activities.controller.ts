@@ -33,8 +33,9 @@ export class ActivitiesController {
   @Get(':id/stats')
   @ApiOperation({
     summary: 'Execution statistics of a run-profile activity',
-    description: 'Progress and counters, the pages, phases and throughput the runner reported, and the execution items aggregated by outcome and by error type. '
-      + 'Only for activities with targetType ConnectedSystemRunProfile; otherwise 400 BAD_REQUEST.',
+    description:
+      'Progress and counters, the pages, phases and throughput the runner reported, and the execution items aggregated by outcome and by error type. ' +
+      'Only for activities with targetType ConnectedSystemRunProfile; otherwise 400 BAD_REQUEST.',
   })
   @ApiOkResponse({ type: ActivityRunStatsDto })
   @ApiErrors(400, 404)
@@ -60,9 +61,10 @@ export class ActivitiesController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Cancel a run-profile activity',
-    description: 'Only an InProgress activity with targetType ConnectedSystemRunProfile; anything else (a finished activity, another kind) gives 400 BAD_REQUEST. '
-      + 'One that no worker has started yet is Cancelled at once ("Cancelled before it started."); a running one is asked to stop: it stays InProgress until its '
-      + 'worker reaches the next page boundary and ends it Cancelled. Returns the activity as GET /activities/{id} does.',
+    description:
+      'Only an InProgress activity with targetType ConnectedSystemRunProfile; anything else (a finished activity, another kind) gives 400 BAD_REQUEST. ' +
+      'One that no worker has started yet is Cancelled at once ("Cancelled before it started."); a running one is asked to stop: it stays InProgress until its ' +
+      'worker reaches the next page boundary and ends it Cancelled. Returns the activity as GET /activities/{id} does.',
   })
   @ApiOkResponse({ type: ActivityDetailDto })
   @ApiErrors(400, 404)

@@ -35,8 +35,16 @@ export class AuthController {
   @ApiErrors(503)
   authConfig(): AuthConfigDto {
     const oidc = this.config.oidc;
-    if (!oidc) throw new DomainError(ErrorCode.ServiceUnavailable, 'Single sign-on is not configured (set OIDC_AUTHORITY and OIDC_CLIENT_ID).');
-    return { authority: oidc.authority, clientId: oidc.clientId, scopes: oidc.scopes, responseType: 'code', usePkce: true, codeChallengeMethod: 'S256' };
+    if (!oidc)
+      throw new DomainError(ErrorCode.ServiceUnavailable, 'Single sign-on is not configured (set OIDC_AUTHORITY and OIDC_CLIENT_ID).');
+    return {
+      authority: oidc.authority,
+      clientId: oidc.clientId,
+      scopes: oidc.scopes,
+      responseType: 'code',
+      usePkce: true,
+      codeChallengeMethod: 'S256',
+    };
   }
 
   @Get('userinfo')

@@ -13,15 +13,22 @@ export class CertificatesController {
   constructor(private readonly certificates: CertificatesService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List trusted certificates', description: 'All trusted certificates, by name. A short configuration list: not paginated.' })
+  @ApiOperation({
+    summary: 'List trusted certificates',
+    description: 'All trusted certificates, by name. A short configuration list: not paginated.',
+  })
   @ApiOkResponse({ type: [CertificateDto] })
   list() {
     return this.certificates.list();
   }
 
   @Post()
-  @ApiOperation({ summary: 'Upload a trusted certificate', description: 'PEM text in certificate or base64 DER in certificateBase64 (exactly one). '
-    + 'The certificate is parsed and stored as PEM; a private key in the upload is refused; a certificate already trusted (same SHA-256 thumbprint) is 409.' })
+  @ApiOperation({
+    summary: 'Upload a trusted certificate',
+    description:
+      'PEM text in certificate or base64 DER in certificateBase64 (exactly one). ' +
+      'The certificate is parsed and stored as PEM; a private key in the upload is refused; a certificate already trusted (same SHA-256 thumbprint) is 409.',
+  })
   @ApiCreatedResponse({ type: CertificateDto })
   @ApiErrors(400, 409)
   upload(@Body() body: UploadCertificateDto, @CurrentInitiator() initiator: Initiator) {
@@ -51,10 +58,17 @@ export class CertificatesController {
 
   @Patch(':id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Update name, notes or enabled state (spec 4.11)', description: 'All fields optional; only those present change.' })
+  @ApiOperation({
+    summary: 'Update name, notes or enabled state (spec 4.11)',
+    description: 'All fields optional; only those present change.',
+  })
   @ApiNoContentResponse({ description: 'Updated.' })
   @ApiErrors(400, 404)
-  async update(@Param('id', UuidPipe) id: string, @Body() body: UpdateCertificateDto, @CurrentInitiator() initiator: Initiator): Promise<void> {
+  async update(
+    @Param('id', UuidPipe) id: string,
+    @Body() body: UpdateCertificateDto,
+    @CurrentInitiator() initiator: Initiator,
+  ): Promise<void> {
     await this.certificates.update(id, body, initiator);
   }
 

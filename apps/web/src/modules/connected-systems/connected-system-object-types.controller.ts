@@ -4,7 +4,14 @@ import { ConnectedSystemObjectTypesService, Initiator } from '@meridian/applicat
 import { IntIdPipe } from '@meridian/platform';
 import { AdminEndpoint, CurrentInitiator } from '../../http/endpoint.decorators';
 import { ApiErrors } from '../../http/openapi';
-import { BulkAttributeUpdateResultDto, BulkUpdateAttributesDto, CsAttributeDto, CsObjectTypeDto, UpdateAttributeDto, UpdateObjectTypeDto } from './dto/object-type.dto';
+import {
+  BulkAttributeUpdateResultDto,
+  BulkUpdateAttributesDto,
+  CsAttributeDto,
+  CsObjectTypeDto,
+  UpdateAttributeDto,
+  UpdateObjectTypeDto,
+} from './dto/object-type.dto';
 
 /** Spec 4.9: the schema selection of a connected system. */
 @ApiTags('Connected systems')
@@ -22,7 +29,10 @@ export class ConnectedSystemObjectTypesController {
   }
 
   @Put(':objectTypeId')
-  @ApiOperation({ summary: 'Update an object type', description: 'selected and removeContributedAttributesOnObsoletion; marks the system for a full synchronisation.' })
+  @ApiOperation({
+    summary: 'Update an object type',
+    description: 'selected and removeContributedAttributesOnObsoletion; marks the system for a full synchronisation.',
+  })
   @ApiOkResponse({ type: CsObjectTypeDto })
   @ApiErrors(400, 404, 409)
   update(
@@ -35,9 +45,13 @@ export class ConnectedSystemObjectTypesController {
   }
 
   @Put(':objectTypeId/attributes/:attributeId')
-  @ApiOperation({ summary: 'Update an attribute', description: 'Rule 1: isExternalId true clears it from every other attribute of the type (likewise isSecondaryExternalId). '
-    + 'Rule 2: external ID and secondary external ID attributes are selected automatically and cannot be deselected (400 VALIDATION_ERROR on selected). '
-    + 'An attribute cannot be both the external ID and the secondary external ID.' })
+  @ApiOperation({
+    summary: 'Update an attribute',
+    description:
+      'Rule 1: isExternalId true clears it from every other attribute of the type (likewise isSecondaryExternalId). ' +
+      'Rule 2: external ID and secondary external ID attributes are selected automatically and cannot be deselected (400 VALIDATION_ERROR on selected). ' +
+      'An attribute cannot be both the external ID and the secondary external ID.',
+  })
   @ApiOkResponse({ type: CsAttributeDto })
   @ApiErrors(400, 404, 409)
   updateAttribute(
@@ -52,8 +66,12 @@ export class ConnectedSystemObjectTypesController {
 
   @Post(':objectTypeId/attributes/bulk-update')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Update several attributes', description: 'An empty dictionary, unknown attribute ids or invalid fields are a 400 VALIDATION_ERROR and change nothing. '
-    + 'An attribute whose update breaks a rule (e.g. deselecting an external ID) is reported in errors and not changed; the others are applied.' })
+  @ApiOperation({
+    summary: 'Update several attributes',
+    description:
+      'An empty dictionary, unknown attribute ids or invalid fields are a 400 VALIDATION_ERROR and change nothing. ' +
+      'An attribute whose update breaks a rule (e.g. deselecting an external ID) is reported in errors and not changed; the others are applied.',
+  })
   @ApiOkResponse({ type: BulkAttributeUpdateResultDto })
   @ApiErrors(400, 404, 409)
   bulkUpdate(

@@ -4,5 +4,7 @@ import { ConnectedSystemsController } from './connected-systems.controller';
 import { ConnectorSpaceController } from './connector-space.controller';
 import { RunProfilesController } from './run-profiles.controller';
 
-@Module({ controllers: [ConnectedSystemsController, ConnectedSystemObjectTypesController, RunProfilesController, ConnectorSpaceController] })
+@Module({
+  controllers: [ConnectedSystemsController, ConnectedSystemObjectTypesController, RunProfilesController, ConnectorSpaceController],
+})
 export class ConnectedSystemsModule {}

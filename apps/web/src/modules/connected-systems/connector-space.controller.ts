@@ -5,7 +5,11 @@ import { IntIdPipe, UuidPipe } from '@meridian/platform';
 import { AdminEndpoint } from '../../http/endpoint.decorators';
 import { ApiErrors } from '../../http/openapi';
 import {
-  ConnectorSpaceListQueryDto, ConnectorSpaceObjectDetailDto, ConnectorSpacePageDto, PendingExportListQueryDto, PendingExportPageDto,
+  ConnectorSpaceListQueryDto,
+  ConnectorSpaceObjectDetailDto,
+  ConnectorSpacePageDto,
+  PendingExportListQueryDto,
+  PendingExportPageDto,
 } from './dto/connector-space.dto';
 
 /** What the engine holds for a connected system: its connector space objects and staged exports (docs/connector-space.md). */
@@ -21,8 +25,9 @@ export class ConnectorSpaceController {
   @Get('connector-space')
   @ApiOperation({
     summary: 'List connector space objects',
-    description: 'Paginated (pageSize default 25, max 100), ordered by id. Filters combine (AND). Counting stops 1,000 matches past the start of the page '
-      + '(totalCountIsExact). Unknown system: 404.',
+    description:
+      'Paginated (pageSize default 25, max 100), ordered by id. Filters combine (AND). Counting stops 1,000 matches past the start of the page ' +
+      '(totalCountIsExact). Unknown system: 404.',
   })
   @ApiOkResponse({ type: ConnectorSpacePageDto })
   @ApiErrors(400, 404)
@@ -33,8 +38,9 @@ export class ConnectorSpaceController {
   @Get('connector-space/:objectId')
   @ApiOperation({
     summary: 'Get a connector space object',
-    description: 'Its attribute values by name, resolved references, the joined metaverse object and its pending exports. '
-      + '404 when the system or the object does not exist, or the object belongs to another system.',
+    description:
+      'Its attribute values by name, resolved references, the joined metaverse object and its pending exports. ' +
+      '404 when the system or the object does not exist, or the object belongs to another system.',
   })
   @ApiOkResponse({ type: ConnectorSpaceObjectDetailDto })
   @ApiErrors(400, 404)
@@ -45,8 +51,9 @@ export class ConnectorSpaceController {
   @Get('pending-exports')
   @ApiOperation({
     summary: 'List pending exports',
-    description: 'Staged changes of the system, paginated (pageSize default 25, max 100), ordered by id, with their attribute changes, retries and last error. '
-      + 'Unknown system: 404.',
+    description:
+      'Staged changes of the system, paginated (pageSize default 25, max 100), ordered by id, with their attribute changes, retries and last error. ' +
+      'Unknown system: 404.',
   })
   @ApiOkResponse({ type: PendingExportPageDto })
   @ApiErrors(400, 404)

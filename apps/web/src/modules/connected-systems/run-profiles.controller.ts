@@ -21,10 +21,17 @@ export class RunProfilesController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create a run profile', description: 'A run type the connector cannot do with the system\'s settings is refused (400 naming runType).' })
+  @ApiOperation({
+    summary: 'Create a run profile',
+    description: "A run type the connector cannot do with the system's settings is refused (400 naming runType).",
+  })
   @ApiCreatedResponse({ type: RunProfileDto })
   @ApiErrors(400, 404, 409)
-  create(@Param('connectedSystemId', IntIdPipe) systemId: number, @Body() body: CreateRunProfileDto, @CurrentInitiator() initiator: Initiator) {
+  create(
+    @Param('connectedSystemId', IntIdPipe) systemId: number,
+    @Body() body: CreateRunProfileDto,
+    @CurrentInitiator() initiator: Initiator,
+  ) {
     return this.runProfiles.create(systemId, body, initiator);
   }
 
@@ -52,16 +59,27 @@ export class RunProfilesController {
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors(400, 404, 409)
-  async remove(@Param('connectedSystemId', IntIdPipe) systemId: number, @Param('runProfileId', IntIdPipe) id: number, @CurrentInitiator() initiator: Initiator): Promise<void> {
+  async remove(
+    @Param('connectedSystemId', IntIdPipe) systemId: number,
+    @Param('runProfileId', IntIdPipe) id: number,
+    @CurrentInitiator() initiator: Initiator,
+  ): Promise<void> {
     await this.runProfiles.remove(systemId, id, initiator);
   }
 
   @Post(':runProfileId/execute')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Execute a run profile', description: 'Creates an InProgress activity and queues the run; poll the activity for progress and the result.' })
+  @ApiOperation({
+    summary: 'Execute a run profile',
+    description: 'Creates an InProgress activity and queues the run; poll the activity for progress and the result.',
+  })
   @ApiAcceptedResponse({ type: RunProfileExecutionDto })
   @ApiErrors(400, 404, 409, 503)
-  execute(@Param('connectedSystemId', IntIdPipe) systemId: number, @Param('runProfileId', IntIdPipe) id: number, @CurrentInitiator() initiator: Initiator) {
+  execute(
+    @Param('connectedSystemId', IntIdPipe) systemId: number,
+    @Param('runProfileId', IntIdPipe) id: number,
+    @CurrentInitiator() initiator: Initiator,
+  ) {
     return this.runProfiles.execute(systemId, id, initiator);
   }
 }

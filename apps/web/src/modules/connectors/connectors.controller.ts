@@ -13,14 +13,20 @@ export class ConnectorsController {
   constructor(private readonly registry: ConnectorRegistry) {}
 
   @Get()
-  @ApiOperation({ summary: 'List the available connectors', description: 'Every connector this server can use for connected systems, with its capabilities and settings schema.' })
+  @ApiOperation({
+    summary: 'List the available connectors',
+    description: 'Every connector this server can use for connected systems, with its capabilities and settings schema.',
+  })
   @ApiOkResponse({ type: [ConnectorDto] })
   list(): ConnectorDto[] {
     return this.registry.list().map(connectorDto);
   }
 
   @Get(':type')
-  @ApiOperation({ summary: 'Get one connector', description: 'The connector with this type name (matched ignoring case), with its capabilities and settings schema.' })
+  @ApiOperation({
+    summary: 'Get one connector',
+    description: 'The connector with this type name (matched ignoring case), with its capabilities and settings schema.',
+  })
   @ApiParam({ name: 'type', description: 'Connector type name.', example: 'File' })
   @ApiOkResponse({ type: ConnectorDto })
   @ApiErrors(404)

@@ -25,7 +25,10 @@ class VersionDto {
 @ApiTags('Health')
 @Controller('api/v1/health')
 export class HealthController {
-  constructor(private readonly readiness: ReadinessService, @Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    private readonly readiness: ReadinessService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   @Get()
   @PublicEndpoint()
@@ -42,7 +45,12 @@ export class HealthController {
   async ready(@Res({ passthrough: true }) res: Response): Promise<ReadinessDto> {
     const result = await this.readiness.check();
     if (!result.ready) res.status(503);
-    return { status: result.ready ? 'ready' : 'not_ready', timestamp: new Date().toISOString(), reasons: result.reasons, checks: result.checks };
+    return {
+      status: result.ready ? 'ready' : 'not_ready',
+      timestamp: new Date().toISOString(),
+      reasons: result.reasons,
+      checks: result.checks,
+    };
   }
 
   @Get('live')

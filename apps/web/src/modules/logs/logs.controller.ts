@@ -36,7 +36,10 @@ export class LogsController {
 
   @Get('services')
   @ApiOperation({ summary: 'Services whose logs can be read.' })
-  @ApiOkResponse({ description: 'web, worker and scheduler.', schema: { type: 'array', items: { type: 'string', enum: [...LOG_SERVICES] } } })
+  @ApiOkResponse({
+    description: 'web, worker and scheduler.',
+    schema: { type: 'array', items: { type: 'string', enum: [...LOG_SERVICES] } },
+  })
   services(): LogService[] {
     return this.logs.services();
   }

@@ -4,7 +4,12 @@ import { Initiator, MetaverseAttributesService } from '@meridian/application';
 import { IntIdPipe } from '@meridian/platform';
 import { AdminEndpoint, CurrentInitiator } from '../../http/endpoint.decorators';
 import { ApiErrors } from '../../http/openapi';
-import { AttributeListQueryDto, CreateMetaverseAttributeDto, MetaverseAttributeDto, UpdateMetaverseAttributeDto } from './dto/metaverse-schema.dto';
+import {
+  AttributeListQueryDto,
+  CreateMetaverseAttributeDto,
+  MetaverseAttributeDto,
+  UpdateMetaverseAttributeDto,
+} from './dto/metaverse-schema.dto';
 
 @ApiTags('Metaverse')
 @Controller('api/v1/metaverse/attributes')
@@ -42,7 +47,9 @@ export class MetaverseAttributesController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiNoContentResponse({ description: 'Deleted. Custom attributes only (built-ins: 400), and only when no object holds a value and no sync rule uses it (409).' })
+  @ApiNoContentResponse({
+    description: 'Deleted. Custom attributes only (built-ins: 400), and only when no object holds a value and no sync rule uses it (409).',
+  })
   @ApiErrors(400, 404, 409)
   async remove(@Param('id', IntIdPipe) id: number, @CurrentInitiator() initiator: Initiator): Promise<void> {
     await this.attributes.remove(id, initiator);

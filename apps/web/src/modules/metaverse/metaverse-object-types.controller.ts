@@ -4,7 +4,12 @@ import { Initiator, MetaverseObjectTypesService } from '@meridian/application';
 import { IntIdPipe } from '@meridian/platform';
 import { AdminEndpoint, CurrentInitiator } from '../../http/endpoint.decorators';
 import { ApiErrors } from '../../http/openapi';
-import { CreateMetaverseObjectTypeDto, MetaverseObjectTypeDetailDto, MetaverseObjectTypeDto, UpdateMetaverseObjectTypeDto } from './dto/metaverse-schema.dto';
+import {
+  CreateMetaverseObjectTypeDto,
+  MetaverseObjectTypeDetailDto,
+  MetaverseObjectTypeDto,
+  UpdateMetaverseObjectTypeDto,
+} from './dto/metaverse-schema.dto';
 
 @ApiTags('Metaverse')
 @Controller('api/v1/metaverse/object-types')
@@ -33,7 +38,10 @@ export class MetaverseObjectTypesController {
   }
 
   @Put(':id')
-  @ApiOkResponse({ type: MetaverseObjectTypeDetailDto, description: 'Updates the deletion rule (any type) and, for custom types, name, description and attributes.' })
+  @ApiOkResponse({
+    type: MetaverseObjectTypeDetailDto,
+    description: 'Updates the deletion rule (any type) and, for custom types, name, description and attributes.',
+  })
   @ApiErrors(400, 404)
   update(@Param('id', IntIdPipe) id: number, @Body() body: UpdateMetaverseObjectTypeDto, @CurrentInitiator() initiator: Initiator) {
     return this.types.update(id, body, initiator);

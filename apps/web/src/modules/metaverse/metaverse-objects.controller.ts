@@ -5,7 +5,11 @@ import { UuidPipe } from '@meridian/platform';
 import { AdminEndpoint, CurrentInitiator } from '../../http/endpoint.decorators';
 import { ApiErrors } from '../../http/openapi';
 import {
-  CreateMetaverseObjectDto, MetaverseObjectDetailDto, MetaverseObjectListQueryDto, MetaverseObjectPageDto, UpdateMetaverseObjectDto,
+  CreateMetaverseObjectDto,
+  MetaverseObjectDetailDto,
+  MetaverseObjectListQueryDto,
+  MetaverseObjectPageDto,
+  UpdateMetaverseObjectDto,
 } from './dto/metaverse-object.dto';
 
 @ApiTags('Metaverse')
@@ -18,7 +22,10 @@ export class MetaverseObjectsController {
   ) {}
 
   @Get()
-  @ApiOkResponse({ type: MetaverseObjectPageDto, description: 'Ordered by id (every filter is then an index walk; see docs/metaverse.md).' })
+  @ApiOkResponse({
+    type: MetaverseObjectPageDto,
+    description: 'Ordered by id (every filter is then an index walk; see docs/metaverse.md).',
+  })
   @ApiErrors(400)
   list(@Query() query: MetaverseObjectListQueryDto) {
     return this.query.list(query);
@@ -32,14 +39,20 @@ export class MetaverseObjectsController {
   }
 
   @Post()
-  @ApiCreatedResponse({ type: MetaverseObjectDetailDto, description: 'An Internal metaverse object (e.g. an administrator who signs in with OIDC).' })
+  @ApiCreatedResponse({
+    type: MetaverseObjectDetailDto,
+    description: 'An Internal metaverse object (e.g. an administrator who signs in with OIDC).',
+  })
   @ApiErrors(400)
   create(@Body() body: CreateMetaverseObjectDto, @CurrentInitiator() initiator: Initiator) {
     return this.writer.create(body, initiator);
   }
 
   @Put(':id')
-  @ApiOkResponse({ type: MetaverseObjectDetailDto, description: 'Merges attribute values into an Internal object; Projected objects are refused (400).' })
+  @ApiOkResponse({
+    type: MetaverseObjectDetailDto,
+    description: 'Merges attribute values into an Internal object; Projected objects are refused (400).',
+  })
   @ApiErrors(400, 404)
   update(@Param('id', UuidPipe) id: string, @Body() body: UpdateMetaverseObjectDto, @CurrentInitiator() initiator: Initiator) {
     return this.writer.update(id, body.attributes, initiator);

@@ -4,5 +4,7 @@ import { MetaverseObjectTypesController } from './metaverse-object-types.control
 import { MetaverseObjectsController } from './metaverse-objects.controller';
 import { PendingDeletionsController } from './pending-deletions.controller';
 
-@Module({ controllers: [MetaverseObjectTypesController, MetaverseAttributesController, MetaverseObjectsController, PendingDeletionsController] })
+@Module({
+  controllers: [MetaverseObjectTypesController, MetaverseAttributesController, MetaverseObjectsController, PendingDeletionsController],
+})
 export class MetaverseModule {}

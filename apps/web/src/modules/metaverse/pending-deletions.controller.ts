@@ -3,7 +3,12 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PendingDeletionsQuery } from '@meridian/application';
 import { AdminEndpoint } from '../../http/endpoint.decorators';
 import { ApiErrors, pagedOf } from '../../http/openapi';
-import { PendingDeletionCountQueryDto, PendingDeletionDto, PendingDeletionListQueryDto, PendingDeletionSummaryDto } from './dto/pending-deletion.dto';
+import {
+  PendingDeletionCountQueryDto,
+  PendingDeletionDto,
+  PendingDeletionListQueryDto,
+  PendingDeletionSummaryDto,
+} from './dto/pending-deletion.dto';
 
 /** Spec 4.6: metaverse objects whose last connector disconnected, waiting for automatic deletion (docs/pending-deletions.md). */
 @ApiTags('Metaverse')
@@ -13,7 +18,10 @@ export class PendingDeletionsController {
   constructor(private readonly pendingDeletions: PendingDeletionsQuery) {}
 
   @Get()
-  @ApiOperation({ summary: 'List pending deletions', description: 'Paginated (pageSize default 25, max 100), ordered by metaverse object id.' })
+  @ApiOperation({
+    summary: 'List pending deletions',
+    description: 'Paginated (pageSize default 25, max 100), ordered by metaverse object id.',
+  })
   @ApiOkResponse({ type: pagedOf(PendingDeletionDto, 'PendingDeletionPage') })
   @ApiErrors(400)
   list(@Query() query: PendingDeletionListQueryDto) {
@@ -30,8 +38,12 @@ export class PendingDeletionsController {
   }
 
   @Get('summary')
-  @ApiOperation({ summary: 'Pending deletions by status', description: 'Deprovisioning: still joined to connector space objects; AwaitingGracePeriod: '
-    + 'deletionEligibleDate is in the future; ReadyForDeletion: the rest.' })
+  @ApiOperation({
+    summary: 'Pending deletions by status',
+    description:
+      'Deprovisioning: still joined to connector space objects; AwaitingGracePeriod: ' +
+      'deletionEligibleDate is in the future; ReadyForDeletion: the rest.',
+  })
   @ApiOkResponse({ type: PendingDeletionSummaryDto })
   summary() {
     return this.pendingDeletions.summary();

@@ -63,7 +63,11 @@ export class RolesController {
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Removed.' })
   @ApiErrors(400, 404, 409)
-  async remove(@Param('id', IntIdPipe) id: number, @Param('metaverseObjectId', UuidPipe) objectId: string, @CurrentInitiator() initiator: Initiator): Promise<void> {
+  async remove(
+    @Param('id', IntIdPipe) id: number,
+    @Param('metaverseObjectId', UuidPipe) objectId: string,
+    @CurrentInitiator() initiator: Initiator,
+  ): Promise<void> {
     await this.roles.removeMember(id, objectId, initiator);
   }
 }

@@ -15,7 +15,10 @@ export class ScheduleExecutionsController {
   constructor(private readonly executions: ScheduleExecutionsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List schedule executions', description: 'Paginated execution summaries (spec 2.1; pageSize default 20, max 100), newest first by default.' })
+  @ApiOperation({
+    summary: 'List schedule executions',
+    description: 'Paginated execution summaries (spec 2.1; pageSize default 20, max 100), newest first by default.',
+  })
   @ApiOkResponse({ type: ExecutionPage })
   @ApiErrors(400)
   list(@Query() query: ExecutionListQueryDto) {
@@ -24,7 +27,10 @@ export class ScheduleExecutionsController {
 
   // Declared before ':id' so "active" is not taken for an id.
   @Get('active')
-  @ApiOperation({ summary: 'Executions that are queued, running or paused', description: 'An array (not paginated) of Queued, InProgress and Paused executions, oldest first.' })
+  @ApiOperation({
+    summary: 'Executions that are queued, running or paused',
+    description: 'An array (not paginated) of Queued, InProgress and Paused executions, oldest first.',
+  })
   @ApiOkResponse({ type: [ExecutionSummaryDto] })
   active() {
     return this.executions.active();
@@ -42,9 +48,10 @@ export class ScheduleExecutionsController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Cancel an execution',
-    description: 'A Queued, InProgress or Paused execution becomes Cancelled at once (final; nothing overwrites it) and is returned. Steps not yet running are cancelled; '
-      + 'run-profile activities are asked to cancel (cancelled outright if no worker has started them); the scheduler stops processes and SQL scripts it runs for the execution '
-      + '(SIGTERM to the process group, SIGKILL after a grace period). A finished execution gives 400 BAD_REQUEST. Records a ScheduleExecution Cancel activity.',
+    description:
+      'A Queued, InProgress or Paused execution becomes Cancelled at once (final; nothing overwrites it) and is returned. Steps not yet running are cancelled; ' +
+      'run-profile activities are asked to cancel (cancelled outright if no worker has started them); the scheduler stops processes and SQL scripts it runs for the execution ' +
+      '(SIGTERM to the process group, SIGKILL after a grace period). A finished execution gives 400 BAD_REQUEST. Records a ScheduleExecution Cancel activity.',
   })
   @ApiOkResponse({ type: ExecutionDetailDto })
   @ApiErrors(400, 404)

@@ -16,8 +16,9 @@ export class ScheduleRunController {
   @HttpCode(202)
   @ApiOperation({
     summary: 'Run a schedule now',
-    description: 'Always starts one execution: whatever the trigger type (Manual or Cron), whether the schedule is enabled, and even while another execution of it '
-      + 'is active. Returns 202 with the Queued execution (initiatedByType User or ApiKey); the scheduler runs it. In maintenance mode it waits as Paused.',
+    description:
+      'Always starts one execution: whatever the trigger type (Manual or Cron), whether the schedule is enabled, and even while another execution of it ' +
+      'is active. Returns 202 with the Queued execution (initiatedByType User or ApiKey); the scheduler runs it. In maintenance mode it waits as Paused.',
   })
   @ApiAcceptedResponse({ type: ExecutionDetailDto })
   @ApiErrors(400, 404)

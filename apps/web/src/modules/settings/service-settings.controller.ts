@@ -11,8 +11,14 @@ class SettingDto {
   @ApiProperty() description: string;
   @ApiProperty({ enum: ['String', 'Boolean', 'Integer', 'TimeSpan', 'Enum'] }) valueType: string;
   @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }], example: 1000 }) defaultValue: unknown;
-  @ApiPropertyOptional({ nullable: true, oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }], description: 'The administrator\'s value; null when the default applies.' }) value: unknown;
-  @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }], description: 'The value in force.' }) effectiveValue: unknown;
+  @ApiPropertyOptional({
+    nullable: true,
+    oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }],
+    description: "The administrator's value; null when the default applies.",
+  })
+  value: unknown;
+  @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }], description: 'The value in force.' })
+  effectiveValue: unknown;
   @ApiProperty({ description: 'Reflects the environment; PUT and DELETE are refused.' }) isReadOnly: boolean;
   @ApiProperty() isDefault: boolean;
   @ApiPropertyOptional({ nullable: true, type: [String] }) allowedValues: string[] | null;
@@ -23,8 +29,11 @@ class SettingDto {
 }
 
 class UpdateSettingDto {
-  @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }], example: 500,
-    description: 'Integer settings take a number, Boolean true/false, TimeSpan "hh:mm:ss" or "d.hh:mm:ss", Enum one of allowedValues.' })
+  @ApiProperty({
+    oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }],
+    example: 500,
+    description: 'Integer settings take a number, Boolean true/false, TimeSpan "hh:mm:ss" or "d.hh:mm:ss", Enum one of allowedValues.',
+  })
   @Allow()
   value: unknown;
 }

@@ -13,8 +13,11 @@ export class AttributePrioritiesController {
   constructor(private readonly priorities: AttributePrioritiesService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List the contributors of metaverse attributes in priority order',
-    description: 'Import mappings grouped by metaverse object type × attribute, each group ordered by priority (1 = highest). Filter with metaverseObjectTypeId and metaverseAttributeId.' })
+  @ApiOperation({
+    summary: 'List the contributors of metaverse attributes in priority order',
+    description:
+      'Import mappings grouped by metaverse object type × attribute, each group ordered by priority (1 = highest). Filter with metaverseObjectTypeId and metaverseAttributeId.',
+  })
   @ApiOkResponse({ type: [AttributePriorityDto] })
   @ApiErrors(400)
   list(@Query() query: AttributePriorityQueryDto) {
@@ -22,7 +25,10 @@ export class AttributePrioritiesController {
   }
 
   @Put()
-  @ApiOperation({ summary: 'Set the priority order of the contributors of one metaverse attribute', description: 'mappingIds must list exactly the contributing import mappings; they are renumbered 1..n.' })
+  @ApiOperation({
+    summary: 'Set the priority order of the contributors of one metaverse attribute',
+    description: 'mappingIds must list exactly the contributing import mappings; they are renumbered 1..n.',
+  })
   @ApiOkResponse({ type: [AttributePriorityDto] })
   @ApiErrors(400)
   set(@Body() body: SetAttributePriorityDto, @CurrentInitiator() initiator: Initiator) {

@@ -14,9 +14,12 @@ export class ExpressionsController {
 
   @Post('test-expression')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Evaluate an expression against sample values',
-    description: 'A compile error is a 400 VALIDATION_ERROR with the line and column in details (as when a mapping is saved); '
-      + 'an evaluation error (e.g. division by zero) is a 200 whose `error` holds the message and position. Nothing is stored.' })
+  @ApiOperation({
+    summary: 'Evaluate an expression against sample values',
+    description:
+      'A compile error is a 400 VALIDATION_ERROR with the line and column in details (as when a mapping is saved); ' +
+      'an evaluation error (e.g. division by zero) is a 200 whose `error` holds the message and position. Nothing is stored.',
+  })
   @ApiOkResponse({ type: TestExpressionResultDto })
   @ApiErrors(400)
   test(@Body() body: TestExpressionDto) {

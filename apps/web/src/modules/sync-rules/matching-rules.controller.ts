@@ -14,7 +14,10 @@ export class MatchingRulesController {
   constructor(private readonly matching: MatchingRulesService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List the matching rules of a sync rule in evaluation order', description: 'Export rules have none (empty list).' })
+  @ApiOperation({
+    summary: 'List the matching rules of a sync rule in evaluation order',
+    description: 'Export rules have none (empty list).',
+  })
   @ApiOkResponse({ type: [MatchingRuleDto] })
   @ApiErrors(400, 404)
   list(@Param('syncRuleId', IntIdPipe) syncRuleId: number) {
@@ -22,10 +25,17 @@ export class MatchingRulesController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create a matching rule', description: 'Turns on the index of the metaverse attribute when it is off and backfills its lookup rows.' })
+  @ApiOperation({
+    summary: 'Create a matching rule',
+    description: 'Turns on the index of the metaverse attribute when it is off and backfills its lookup rows.',
+  })
   @ApiCreatedResponse({ type: MatchingRuleDto })
   @ApiErrors(400, 404)
-  create(@Param('syncRuleId', IntIdPipe) syncRuleId: number, @Body() body: CreateMatchingRuleDto, @CurrentInitiator() initiator: Initiator) {
+  create(
+    @Param('syncRuleId', IntIdPipe) syncRuleId: number,
+    @Body() body: CreateMatchingRuleDto,
+    @CurrentInitiator() initiator: Initiator,
+  ) {
     return this.matching.create(syncRuleId, body, initiator);
   }
 
@@ -34,7 +44,11 @@ export class MatchingRulesController {
   @ApiOperation({ summary: 'Set the evaluation order of every matching rule of a sync rule' })
   @ApiOkResponse({ type: [MatchingRuleDto] })
   @ApiErrors(400, 404)
-  reorder(@Param('syncRuleId', IntIdPipe) syncRuleId: number, @Body() body: MatchingRuleOrderDto, @CurrentInitiator() initiator: Initiator) {
+  reorder(
+    @Param('syncRuleId', IntIdPipe) syncRuleId: number,
+    @Body() body: MatchingRuleOrderDto,
+    @CurrentInitiator() initiator: Initiator,
+  ) {
     return this.matching.reorder(syncRuleId, body.matchingRuleIds, initiator);
   }
 
@@ -42,8 +56,12 @@ export class MatchingRulesController {
   @ApiOperation({ summary: 'Update a matching rule (partial)' })
   @ApiOkResponse({ type: MatchingRuleDto })
   @ApiErrors(400, 404)
-  update(@Param('syncRuleId', IntIdPipe) syncRuleId: number, @Param('matchingRuleId', IntIdPipe) matchingRuleId: number, @Body() body: UpdateMatchingRuleDto,
-    @CurrentInitiator() initiator: Initiator) {
+  update(
+    @Param('syncRuleId', IntIdPipe) syncRuleId: number,
+    @Param('matchingRuleId', IntIdPipe) matchingRuleId: number,
+    @Body() body: UpdateMatchingRuleDto,
+    @CurrentInitiator() initiator: Initiator,
+  ) {
     return this.matching.update(syncRuleId, matchingRuleId, body, initiator);
   }
 
@@ -52,7 +70,11 @@ export class MatchingRulesController {
   @ApiOperation({ summary: 'Delete a matching rule' })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors(400, 404)
-  async remove(@Param('syncRuleId', IntIdPipe) syncRuleId: number, @Param('matchingRuleId', IntIdPipe) matchingRuleId: number, @CurrentInitiator() initiator: Initiator): Promise<void> {
+  async remove(
+    @Param('syncRuleId', IntIdPipe) syncRuleId: number,
+    @Param('matchingRuleId', IntIdPipe) matchingRuleId: number,
+    @CurrentInitiator() initiator: Initiator,
+  ): Promise<void> {
     await this.matching.remove(syncRuleId, matchingRuleId, initiator);
   }
 }

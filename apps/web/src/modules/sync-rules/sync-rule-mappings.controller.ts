@@ -22,7 +22,11 @@ export class SyncRuleMappingsController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create an attribute mapping', description: 'A missing target, an invalid expression (with its line and column in details) or an unknown attribute gives 400 VALIDATION_ERROR.' })
+  @ApiOperation({
+    summary: 'Create an attribute mapping',
+    description:
+      'A missing target, an invalid expression (with its line and column in details) or an unknown attribute gives 400 VALIDATION_ERROR.',
+  })
   @ApiCreatedResponse({ type: MappingDto })
   @ApiErrors(400, 404)
   create(@Param('syncRuleId', IntIdPipe) syncRuleId: number, @Body() body: CreateMappingDto, @CurrentInitiator() initiator: Initiator) {
@@ -41,8 +45,12 @@ export class SyncRuleMappingsController {
   @ApiOperation({ summary: 'Update an attribute mapping (partial; sources, when given, replace every source)' })
   @ApiOkResponse({ type: MappingDto })
   @ApiErrors(400, 404)
-  update(@Param('syncRuleId', IntIdPipe) syncRuleId: number, @Param('mappingId', IntIdPipe) mappingId: number, @Body() body: UpdateMappingDto,
-    @CurrentInitiator() initiator: Initiator) {
+  update(
+    @Param('syncRuleId', IntIdPipe) syncRuleId: number,
+    @Param('mappingId', IntIdPipe) mappingId: number,
+    @Body() body: UpdateMappingDto,
+    @CurrentInitiator() initiator: Initiator,
+  ) {
     return this.mappings.update(syncRuleId, mappingId, body, initiator);
   }
 
@@ -51,7 +59,11 @@ export class SyncRuleMappingsController {
   @ApiOperation({ summary: 'Delete an attribute mapping' })
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors(400, 404)
-  async remove(@Param('syncRuleId', IntIdPipe) syncRuleId: number, @Param('mappingId', IntIdPipe) mappingId: number, @CurrentInitiator() initiator: Initiator): Promise<void> {
+  async remove(
+    @Param('syncRuleId', IntIdPipe) syncRuleId: number,
+    @Param('mappingId', IntIdPipe) mappingId: number,
+    @CurrentInitiator() initiator: Initiator,
+  ): Promise<void> {
     await this.mappings.remove(syncRuleId, mappingId, initiator);
   }
 }

@@ -16,7 +16,10 @@ export class SyncRulesController {
   constructor(private readonly rules: SyncRulesService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List sync rules', description: 'Paginated (spec 2.1), ordered by name; filter by connected system, direction or metaverse object type.' })
+  @ApiOperation({
+    summary: 'List sync rules',
+    description: 'Paginated (spec 2.1), ordered by name; filter by connected system, direction or metaverse object type.',
+  })
   @ApiOkResponse({ type: SyncRulePage })
   @ApiErrors(400)
   list(@Query() query: SyncRuleListQueryDto) {
@@ -24,7 +27,10 @@ export class SyncRulesController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create a sync rule', description: 'Flags the connected system for a full synchronisation and records a SyncRule Create activity.' })
+  @ApiOperation({
+    summary: 'Create a sync rule',
+    description: 'Flags the connected system for a full synchronisation and records a SyncRule Create activity.',
+  })
   @ApiCreatedResponse({ type: SyncRuleDetailDto })
   @ApiErrors(400, 409)
   create(@Body() body: CreateSyncRuleDto, @CurrentInitiator() initiator: Initiator) {
@@ -40,7 +46,10 @@ export class SyncRulesController {
   }
 
   @Put(':id')
-  @ApiOperation({ summary: 'Update a sync rule (partial)', description: 'direction and connectedSystemId are immutable: a different value is a 400.' })
+  @ApiOperation({
+    summary: 'Update a sync rule (partial)',
+    description: 'direction and connectedSystemId are immutable: a different value is a 400.',
+  })
   @ApiOkResponse({ type: SyncRuleDetailDto })
   @ApiErrors(400, 404, 409)
   update(@Param('id', IntIdPipe) id: number, @Body() body: UpdateSyncRuleDto, @CurrentInitiator() initiator: Initiator) {

@@ -5,5 +5,13 @@ import { MatchingRulesController } from './matching-rules.controller';
 import { SyncRuleMappingsController } from './sync-rule-mappings.controller';
 import { SyncRulesController } from './sync-rules.controller';
 
-@Module({ controllers: [SyncRulesController, SyncRuleMappingsController, MatchingRulesController, AttributePrioritiesController, ExpressionsController] })
+@Module({
+  controllers: [
+    SyncRulesController,
+    SyncRuleMappingsController,
+    MatchingRulesController,
+    AttributePrioritiesController,
+    ExpressionsController,
+  ],
+})
 export class SyncRulesModule {}

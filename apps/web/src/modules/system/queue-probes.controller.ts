@@ -10,7 +10,8 @@ class QueueProbeDto {
   @ApiProperty({ format: 'date-time' }) requestedAt: string;
   @ApiPropertyOptional({ nullable: true, type: String }) requestedBy: string | null;
   @ApiPropertyOptional({ nullable: true, format: 'date-time', type: String }) processedAt: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'The worker (host:pid) that processed it.' }) processedBy: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'The worker (host:pid) that processed it.' }) processedBy:
+    string | null;
   @ApiProperty({ enum: ['Queued', 'Processed'] }) status: string;
 }
 

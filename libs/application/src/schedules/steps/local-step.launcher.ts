@@ -92,14 +92,20 @@ async function launch(step: LocalStepDefinition, options: LaunchOptions): Promis
       if (!step.scriptPath) throw new StepLaunchError('scriptPath is not set.');
       const script = await underRoot(root, step.scriptPath, 'scriptPath', 'file');
       return startProcessTask({
-        command: pwsh, args: ['-NoLogo', '-NoProfile', '-NonInteractive', '-File', script, ...args()], cwd: await cwd(), env, log: options.log, killGraceMs: options.killGraceMs,
+        command: pwsh,
+        args: ['-NoLogo', '-NoProfile', '-NonInteractive', '-File', script, ...args()],
+        cwd: await cwd(),
+        env,
+        log: options.log,
+        killGraceMs: options.killGraceMs,
       });
     }
     case 'SqlScript': {
       if (!step.sqlConnectionString) throw new StepLaunchError('sqlConnectionString is not set.');
       if (!step.sqlScriptPath) throw new StepLaunchError('sqlScriptPath is not set.');
       const file = await underRoot(root, step.sqlScriptPath, 'sqlScriptPath', 'file');
-      if ((await stat(file)).size > MAX_SQL_SCRIPT_BYTES) throw new StepLaunchError(`sqlScriptPath '${step.sqlScriptPath}' is larger than ${MAX_SQL_SCRIPT_BYTES / 1024 / 1024} MB.`);
+      if ((await stat(file)).size > MAX_SQL_SCRIPT_BYTES)
+        throw new StepLaunchError(`sqlScriptPath '${step.sqlScriptPath}' is larger than ${MAX_SQL_SCRIPT_BYTES / 1024 / 1024} MB.`);
       return startSqlScriptTask({ connectionString: step.sqlConnectionString, script: await readFile(file, 'utf8'), log: options.log });
     }
     default:

@@ -43,12 +43,22 @@ async function openPostgres(connectionString: string, timeoutMs: number): Promis
   await client.connect();
   const backendPid = (client as unknown as { processID: number }).processID;
   return {
-    begin: async () => { await client.query('BEGIN'); },
+    begin: async () => {
+      await client.query('BEGIN');
+    },
     run: async (sql) => (await client.query(sql)).rowCount ?? null,
-    commit: async () => { await client.query('COMMIT'); },
-    rollback: async () => { await client.query('ROLLBACK'); },
+    commit: async () => {
+      await client.query('COMMIT');
+    },
+    rollback: async () => {
+      await client.query('ROLLBACK');
+    },
     cancel: async () => {
-      const killer = new Client({ connectionString, application_name: 'meridian-schedule-step-cancel', connectionTimeoutMillis: timeoutMs });
+      const killer = new Client({
+        connectionString,
+        application_name: 'meridian-schedule-step-cancel',
+        connectionTimeoutMillis: timeoutMs,
+      });
       killer.on('error', () => undefined);
       try {
         await killer.connect();
@@ -57,7 +67,9 @@ async function openPostgres(connectionString: string, timeoutMs: number): Promis
         await killer.end().catch(() => undefined);
       }
     },
-    close: async () => { await client.end().catch(() => undefined); },
+    close: async () => {
+      await client.end().catch(() => undefined);
+    },
   };
 }
 
@@ -66,13 +78,21 @@ async function openMysql(connectionString: string, timeoutMs: number): Promise<S
   const connection: MysqlConnection = await createConnection({ uri, connectTimeout: timeoutMs, multipleStatements: false });
   connection.on('error', () => undefined);
   return {
-    begin: async () => { await connection.query('START TRANSACTION'); },
+    begin: async () => {
+      await connection.query('START TRANSACTION');
+    },
     run: async (sql) => {
       const [result] = await connection.query(sql);
-      return typeof (result as { affectedRows?: unknown }).affectedRows === 'number' ? (result as { affectedRows: number }).affectedRows : null;
+      return typeof (result as { affectedRows?: unknown }).affectedRows === 'number'
+        ? (result as { affectedRows: number }).affectedRows
+        : null;
     },
-    commit: async () => { await connection.query('COMMIT'); },
-    rollback: async () => { await connection.query('ROLLBACK'); },
+    commit: async () => {
+      await connection.query('COMMIT');
+    },
+    rollback: async () => {
+      await connection.query('ROLLBACK');
+    },
     cancel: async () => {
       const killer = await createConnection({ uri, connectTimeout: timeoutMs });
       killer.on('error', () => undefined);
@@ -82,7 +102,9 @@ async function openMysql(connectionString: string, timeoutMs: number): Promise<S
         await killer.end().catch(() => undefined);
       }
     },
-    close: async () => { await connection.end().catch(() => connection.destroy()); },
+    close: async () => {
+      await connection.end().catch(() => connection.destroy());
+    },
   };
 }
 
@@ -110,7 +132,8 @@ export function startSqlScriptTask(options: SqlScriptTaskOptions): StepTask {
 
   const run = async (): Promise<StepOutcome> => {
     const dialect = sqlDialectOf(options.connectionString);
-    if (!dialect) return { ok: false, errorMessage: 'the connection string must be a postgres://, postgresql://, mysql:// or mariadb:// URL.' };
+    if (!dialect)
+      return { ok: false, errorMessage: 'the connection string must be a postgres://, postgresql://, mysql:// or mariadb:// URL.' };
     let statements: SqlStatement[];
     try {
       statements = splitSqlStatements(options.script, dialect);
@@ -119,14 +142,24 @@ export function startSqlScriptTask(options: SqlScriptTaskOptions): StepTask {
     }
     const control = statements.find((s) => isTransactionControl(s.text, dialect));
     if (control) {
-      return { ok: false, errorMessage: `statement ${control.number} (line ${control.line}) controls the transaction (${excerpt(control.text)}); `
-        + 'Meridian runs the whole script in one transaction, so scripts must not begin, commit or roll back themselves. Nothing was run.' };
+      return {
+        ok: false,
+        errorMessage:
+          `statement ${control.number} (line ${control.line}) controls the transaction (${excerpt(control.text)}); ` +
+          'Meridian runs the whole script in one transaction, so scripts must not begin, commit or roll back themselves. Nothing was run.',
+      };
     }
     if (!statements.length) return { ok: true, errorMessage: null };
     try {
-      connection = dialect === 'postgres' ? await openPostgres(options.connectionString, timeoutMs) : await openMysql(options.connectionString, timeoutMs);
+      connection =
+        dialect === 'postgres'
+          ? await openPostgres(options.connectionString, timeoutMs)
+          : await openMysql(options.connectionString, timeoutMs);
     } catch (e) {
-      return { ok: false, errorMessage: `could not connect to the ${dialect === 'postgres' ? 'PostgreSQL' : 'MySQL/MariaDB'} database: ${withoutSecrets((e as Error).message, options.connectionString)}` };
+      return {
+        ok: false,
+        errorMessage: `could not connect to the ${dialect === 'postgres' ? 'PostgreSQL' : 'MySQL/MariaDB'} database: ${withoutSecrets((e as Error).message, options.connectionString)}`,
+      };
     }
     const db = connection;
     try {
@@ -143,7 +176,10 @@ export function startSqlScriptTask(options: SqlScriptTaskOptions): StepTask {
         } catch (e) {
           await db.rollback().catch(() => undefined);
           const reason = withoutSecrets((e as Error).message, options.connectionString);
-          return { ok: false, errorMessage: `statement ${statement.number} (line ${statement.line}) failed: ${reason} — in: ${excerpt(statement.text)}. The script was rolled back.` };
+          return {
+            ok: false,
+            errorMessage: `statement ${statement.number} (line ${statement.line}) failed: ${reason} — in: ${excerpt(statement.text)}. The script was rolled back.`,
+          };
         }
       }
       await db.commit();
@@ -151,13 +187,19 @@ export function startSqlScriptTask(options: SqlScriptTaskOptions): StepTask {
       return { ok: true, errorMessage: null };
     } catch (e) {
       await db.rollback().catch(() => undefined);
-      return { ok: false, errorMessage: `the script's transaction failed: ${withoutSecrets((e as Error).message, options.connectionString)}. The script was rolled back.` };
+      return {
+        ok: false,
+        errorMessage: `the script's transaction failed: ${withoutSecrets((e as Error).message, options.connectionString)}. The script was rolled back.`,
+      };
     } finally {
       await db.close();
     }
   };
 
-  const done = run().catch((e: unknown) => ({ ok: false, errorMessage: `the SQL script failed: ${withoutSecrets((e as Error).message, options.connectionString)}` }));
+  const done = run().catch((e: unknown) => ({
+    ok: false,
+    errorMessage: `the SQL script failed: ${withoutSecrets((e as Error).message, options.connectionString)}`,
+  }));
   return {
     processId: null,
     done,

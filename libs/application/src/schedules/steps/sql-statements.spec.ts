@@ -24,7 +24,10 @@ describe('splitSqlStatements', () => {
     ['SELECT 1 /* ; */; SELECT /* nested /* ; */ still */ 2', ['SELECT 1 /* ; */', 'SELECT /* nested /* ; */ still */ 2']],
     ['SELECT 1 -- ; not a split\n+ 1; SELECT 2', ['SELECT 1 -- ; not a split\n+ 1', 'SELECT 2']],
     ['DO $$ BEGIN PERFORM 1; END $$; SELECT 2', ['DO $$ BEGIN PERFORM 1; END $$', 'SELECT 2']],
-    ['CREATE FUNCTION f() RETURNS int AS $body$ SELECT 1; $body$ LANGUAGE sql; SELECT $1', ['CREATE FUNCTION f() RETURNS int AS $body$ SELECT 1; $body$ LANGUAGE sql', 'SELECT $1']],
+    [
+      'CREATE FUNCTION f() RETURNS int AS $body$ SELECT 1; $body$ LANGUAGE sql; SELECT $1',
+      ['CREATE FUNCTION f() RETURNS int AS $body$ SELECT 1; $body$ LANGUAGE sql', 'SELECT $1'],
+    ],
   ])('respects PostgreSQL quoting in %p', (sql, expected) => {
     expect(texts(sql)).toEqual(expected);
   });
@@ -32,14 +35,16 @@ describe('splitSqlStatements', () => {
   it.each([
     ["INSERT INTO t VALUES ('a\\';b'); SELECT 1", ["INSERT INTO t VALUES ('a\\';b')", 'SELECT 1']],
     ['SELECT `we;ird` FROM t # comment ; here\n; SELECT 2', ['SELECT `we;ird` FROM t # comment ; here', 'SELECT 2']],
-    ['DELIMITER //\nCREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END//\nDELIMITER ;\nCALL p();',
-      ['CREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END', 'CALL p()']],
+    [
+      'DELIMITER //\nCREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END//\nDELIMITER ;\nCALL p();',
+      ['CREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END', 'CALL p()'],
+    ],
   ])('respects MySQL quoting and DELIMITER in %p', (sql, expected) => {
     expect(texts(sql, 'mysql')).toEqual(expected);
   });
 
   it.each([
-    ["SELECT 'open", 'line 1: a \' quote is never closed.'],
+    ["SELECT 'open", "line 1: a ' quote is never closed."],
     ['SELECT 1;\n/* open', 'line 2: a /* comment is never closed.'],
     ['SELECT 1;\n\nDO $x$ BEGIN', 'line 3: the dollar quote $x$ is never closed.'],
   ])('refuses %p', (sql, message) => {

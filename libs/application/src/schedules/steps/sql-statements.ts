@@ -62,7 +62,7 @@ export function splitSqlStatements(sql: string, dialect: SqlDialect): SqlStateme
       start = i;
       continue;
     }
-    if (c === '-' && next === '-' || (dialect === 'mysql' && c === '#')) {
+    if ((c === '-' && next === '-') || (dialect === 'mysql' && c === '#')) {
       const end = sql.indexOf('\n', i);
       i = end < 0 ? sql.length : end;
       if (!hasContent) start = i;
@@ -73,13 +73,24 @@ export function splitSqlStatements(sql: string, dialect: SqlDialect): SqlStateme
       let depth = 1;
       let j = i + 2;
       while (j < sql.length && depth > 0) {
-        if (sql[j] === '*' && sql[j + 1] === '/') { depth--; j += 2; continue; }
-        if (dialect === 'postgres' && sql[j] === '/' && sql[j + 1] === '*') { depth++; j += 2; continue; }
+        if (sql[j] === '*' && sql[j + 1] === '/') {
+          depth--;
+          j += 2;
+          continue;
+        }
+        if (dialect === 'postgres' && sql[j] === '/' && sql[j + 1] === '*') {
+          depth++;
+          j += 2;
+          continue;
+        }
         j++;
       }
       if (depth > 0) throw new SqlScriptError(`line ${open}: a /* comment is never closed.`);
       advanceTo(j);
-      if (!hasContent) { start = i; startLine = line; }
+      if (!hasContent) {
+        start = i;
+        startLine = line;
+      }
       continue;
     }
     if (sql.startsWith(delimiter, i)) {
@@ -92,13 +103,20 @@ export function splitSqlStatements(sql: string, dialect: SqlDialect): SqlStateme
     hasContent = true;
     if (c === "'" || c === '"' || (c === '`' && dialect === 'mysql')) {
       const open = line;
-      const escapes = dialect === 'mysql' ? c !== '`' : c === "'" && /[eE]/.test(sql[i - 1] ?? '') && !/[A-Za-z0-9_]/.test(sql[i - 2] ?? '');
+      const escapes =
+        dialect === 'mysql' ? c !== '`' : c === "'" && /[eE]/.test(sql[i - 1] ?? '') && !/[A-Za-z0-9_]/.test(sql[i - 2] ?? '');
       let j = i + 1;
       for (;;) {
         if (j >= sql.length) throw new SqlScriptError(`line ${open}: a ${c} quote is never closed.`);
-        if (escapes && sql[j] === '\\') { j += 2; continue; }
+        if (escapes && sql[j] === '\\') {
+          j += 2;
+          continue;
+        }
         if (sql[j] === c) {
-          if (sql[j + 1] === c) { j += 2; continue; }
+          if (sql[j + 1] === c) {
+            j += 2;
+            continue;
+          }
           break;
         }
         j++;
@@ -121,7 +139,8 @@ export function splitSqlStatements(sql: string, dialect: SqlDialect): SqlStateme
   return statements;
 }
 
-const TRANSACTION_CONTROL = /^(?:begin(?:\s+(?:work|transaction))?|start\s+transaction|commit|end(?:\s+(?:work|transaction))?|rollback(?!\s+(?:work\s+)?to\b))\s*(?:work|transaction)?\s*$/i;
+const TRANSACTION_CONTROL =
+  /^(?:begin(?:\s+(?:work|transaction))?|start\s+transaction|commit|end(?:\s+(?:work|transaction))?|rollback(?!\s+(?:work\s+)?to\b))\s*(?:work|transaction)?\s*$/i;
 
 /** Statements that would end Meridian's transaction early (the script must run as one transaction). */
 export function isTransactionControl(statement: string, dialect: SqlDialect): boolean {

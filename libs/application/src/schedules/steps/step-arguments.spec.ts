@@ -12,7 +12,7 @@ describe('parseArguments', () => {
     ['--name="Jane Doe"', ['--name=Jane Doe']],
     ['a"b c"d', ['ab cd']],
     ['"say \\"hi\\"" \\\\', ['say "hi"', '\\']],
-    ["'no \\escapes \"here\"'", ['no \\escapes "here"']],
+    ['\'no \\escapes "here"\'', ['no \\escapes "here"']],
     ['"" \'\' x', ['', '', 'x']],
     ['one\\ arg', ['one arg']],
     ['"C:\\path\\file"', ['C:\\path\\file']],

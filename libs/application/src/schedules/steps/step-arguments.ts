@@ -48,7 +48,10 @@ export function parseArguments(text: string | null | undefined): string[] {
       inArgument = true;
     }
   }
-  if (quote) throw new ArgumentsError(`arguments have an unterminated ${quote === '"' ? 'double' : 'single'} quote (opened at character ${quoteStart + 1}).`);
+  if (quote)
+    throw new ArgumentsError(
+      `arguments have an unterminated ${quote === '"' ? 'double' : 'single'} quote (opened at character ${quoteStart + 1}).`,
+    );
   if (inArgument) args.push(current);
   if (args.some((a) => a.includes('\0'))) throw new ArgumentsError('arguments must not contain NUL characters.');
   return args;

@@ -1,6 +1,13 @@
 import { INHERITED_ENVIRONMENT, stepEnvironment } from './step-environment';
 
-const context = { scheduleId: 'a1', scheduleName: 'Nightly', executionId: 'e1', stepIndex: 2, stepName: 'HR import', scriptsRoot: '/srv/scripts' };
+const context = {
+  scheduleId: 'a1',
+  scheduleName: 'Nightly',
+  executionId: 'e1',
+  stepIndex: 2,
+  stepName: 'HR import',
+  scriptsRoot: '/srv/scripts',
+};
 
 describe('stepEnvironment', () => {
   const host = {
@@ -39,7 +46,11 @@ describe('stepEnvironment', () => {
     const env = stepEnvironment(host, context);
     const text = JSON.stringify(env);
     for (const secret of ['secret', 'pw@', 'c2VjcmV0', 'mer_bootstrap', 'idp.example.org', 'evil']) expect(text).not.toContain(secret);
-    expect(Object.keys(env).filter((k) => !k.startsWith('MERIDIAN_SCHEDULE_')).every((k) => (INHERITED_ENVIRONMENT as readonly string[]).includes(k))).toBe(true);
+    expect(
+      Object.keys(env)
+        .filter((k) => !k.startsWith('MERIDIAN_SCHEDULE_'))
+        .every((k) => (INHERITED_ENVIRONMENT as readonly string[]).includes(k)),
+    ).toBe(true);
   });
 
   it('gives a default PATH and strips NUL characters from names', () => {

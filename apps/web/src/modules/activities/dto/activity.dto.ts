@@ -5,15 +5,19 @@ import { PageQueryDto } from '../../../http/paging.dto';
 
 export class ActivityListQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Filters by target name or type (contains, case-insensitive).' })
-  @IsOptional() @IsString() @MaxLength(200)
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
   search?: string;
 
   @ApiPropertyOptional({ enum: ['created', 'executed', 'status', 'type', 'target'], default: 'created' })
-  @IsOptional() @IsIn(['created', 'executed', 'status', 'type', 'target'], { message: 'sortBy must be one of created, executed, status, type, target.' })
+  @IsOptional()
+  @IsIn(['created', 'executed', 'status', 'type', 'target'], { message: 'sortBy must be one of created, executed, status, type, target.' })
   sortBy?: string;
 
   @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'asc' })
-  @IsOptional() @IsIn(['asc', 'desc'], { message: 'sortDirection must be asc or desc.' })
+  @IsOptional()
+  @IsIn(['asc', 'desc'], { message: 'sortDirection must be asc or desc.' })
   sortDirection?: string;
 }
 
@@ -60,7 +64,8 @@ export class ActivityDetailDto extends ActivitySummaryDto {
   @ApiPropertyOptional({ nullable: true, type: Number }) syncRuleId: number | null;
   @ApiPropertyOptional({ nullable: true, format: 'uuid', type: String }) metaverseObjectId: string | null;
   @ApiPropertyOptional({ nullable: true, type: String, description: 'Id of the resource acted on.' }) targetId: string | null;
-  @ApiPropertyOptional({ nullable: true, type: 'object', additionalProperties: true, description: 'What a configuration change did.' }) details: Record<string, unknown> | null;
+  @ApiPropertyOptional({ nullable: true, type: 'object', additionalProperties: true, description: 'What a configuration change did.' })
+  details: Record<string, unknown> | null;
   @ApiPropertyOptional({ nullable: true, type: 'object', additionalProperties: true }) executionStats: Record<string, unknown> | null;
 }
 
@@ -98,18 +103,34 @@ export class ActivityRunTotalsDto {
 /** GET /activities/{id}/stats (docs/api.md "Activities"). */
 export class ActivityRunStatsDto {
   @ApiProperty({ format: 'uuid' }) activityId: string;
-  @ApiPropertyOptional({ nullable: true, type: String, example: 'FullImport', description: 'connectedSystemRunType of the activity.' }) runType: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, example: 'FullImport', description: 'connectedSystemRunType of the activity.' })
+  runType: string | null;
   @ApiProperty({ enum: Object.values(ActivityStatus) }) status: string;
   @ApiProperty() objectsToProcess: number;
   @ApiProperty() objectsProcessed: number;
-  @ApiPropertyOptional({ nullable: true, type: Number, description: 'Pages processed, as the runner reported it (null until it does).' }) pages: number | null;
-  @ApiPropertyOptional({ nullable: true, type: Number, description: 'Throughput reported by the runner (null until it does).' }) objectsPerSecond: number | null;
-  @ApiProperty({ type: [ActivityRunPhaseDto], description: 'Time spent per phase, in the order the runner reported them (empty until it does).' }) phases: ActivityRunPhaseDto[];
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' }, example: { [SyncOutcome.Projected]: 120, [SyncOutcome.AttributeFlow]: 1440 },
-    description: 'Sum of the Outcome:count pairs of every execution item by outcome (for AttributeFlow the count is attributes, not objects).' })
+  @ApiPropertyOptional({ nullable: true, type: Number, description: 'Pages processed, as the runner reported it (null until it does).' })
+  pages: number | null;
+  @ApiPropertyOptional({ nullable: true, type: Number, description: 'Throughput reported by the runner (null until it does).' })
+  objectsPerSecond: number | null;
+  @ApiProperty({
+    type: [ActivityRunPhaseDto],
+    description: 'Time spent per phase, in the order the runner reported them (empty until it does).',
+  })
+  phases: ActivityRunPhaseDto[];
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    example: { [SyncOutcome.Projected]: 120, [SyncOutcome.AttributeFlow]: 1440 },
+    description:
+      'Sum of the Outcome:count pairs of every execution item by outcome (for AttributeFlow the count is attributes, not objects).',
+  })
   outcomes: Record<string, number>;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' }, example: { [ExecutionErrorType.DuplicateObject]: 2 },
-    description: 'Execution items by errorType.' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    example: { [ExecutionErrorType.DuplicateObject]: 2 },
+    description: 'Execution items by errorType.',
+  })
   errors: Record<string, number>;
   @ApiProperty({ type: ActivityRunTotalsDto }) totals: ActivityRunTotalsDto;
 }

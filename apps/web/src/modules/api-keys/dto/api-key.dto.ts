@@ -3,45 +3,72 @@ import { IsArray, IsBoolean, IsISO8601, IsOptional, IsString, Length, MaxLength,
 
 export class CreateApiKeyDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'CI pipeline' })
-  @IsString() @Length(1, 200)
+  @IsString()
+  @Length(1, 200)
   name: string;
 
   @ApiPropertyOptional({ maxLength: 1000, nullable: true, type: String })
-  @IsOptional() @IsString() @MaxLength(1000)
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
   description?: string | null;
 
-  @ApiPropertyOptional({ type: [String], example: ['Administrator'], description: 'Role names; a key without roles is authenticated but not an administrator.' })
-  @IsOptional() @IsArray() @IsString({ each: true })
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['Administrator'],
+    description: 'Role names; a key without roles is authenticated but not an administrator.',
+  })
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
   roles?: string[];
 
-  @ApiPropertyOptional({ format: 'date-time', nullable: true, type: String, description: 'When the key stops working; null or absent: never.' })
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsISO8601({ strict: true })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description: 'When the key stops working; null or absent: never.',
+  })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsISO8601({ strict: true })
   expiresAt?: string | null;
 
   @ApiPropertyOptional({ default: true })
-  @IsOptional() @IsBoolean()
+  @IsOptional()
+  @IsBoolean()
   isEnabled?: boolean;
 }
 
 export class UpdateApiKeyDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
-  @IsOptional() @IsString() @Length(1, 200)
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
   name?: string;
 
   @ApiPropertyOptional({ maxLength: 1000, nullable: true, type: String })
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(1000)
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsString()
+  @MaxLength(1000)
   description?: string | null;
 
   @ApiPropertyOptional({ type: [String] })
-  @IsOptional() @IsArray() @IsString({ each: true })
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
   roles?: string[];
 
   @ApiPropertyOptional({ format: 'date-time', nullable: true, type: String })
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsISO8601({ strict: true })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsISO8601({ strict: true })
   expiresAt?: string | null;
 
   @ApiPropertyOptional()
-  @IsOptional() @IsBoolean()
+  @IsOptional()
+  @IsBoolean()
   isEnabled?: boolean;
 }
 

@@ -5,54 +5,78 @@ import { IsBoolean, IsObject, IsOptional, IsString, Length, MaxLength, ValidateI
 const HANDLINGS = ['Error', 'Warn', 'Ignore'];
 const OUTCOMES = ['CompletedImmediately', 'QueuedAsBackgroundJob', 'QueuedAfterSync', 'Failed'];
 
-const SETTINGS_DOC = 'Connector settings by name (see GET /api/v1/synchronisation/connectors for each connector\'s schema), validated against the '
-  + 'connector\'s settings schema; an invalid or unknown setting is a 400 VALIDATION_ERROR naming `settings.<name>`. Secret settings (e.g. passwords) '
-  + 'are encrypted at rest and never returned.';
+const SETTINGS_DOC =
+  "Connector settings by name (see GET /api/v1/synchronisation/connectors for each connector's schema), validated against the " +
+  "connector's settings schema; an invalid or unknown setting is a 400 VALIDATION_ERROR naming `settings.<name>`. Secret settings (e.g. passwords) " +
+  'are encrypted at rest and never returned.';
 
 export class CreateConnectedSystemDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'HR system', description: 'Unique, ignoring case.' })
-  @IsString() @Length(1, 200)
+  @IsString()
+  @Length(1, 200)
   name: string;
 
   @ApiPropertyOptional({ maxLength: 2000, nullable: true, type: String })
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(2000)
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsString()
+  @MaxLength(2000)
   description?: string | null;
 
   @ApiProperty({ example: 'File', description: 'A connector type from GET /api/v1/synchronisation/connectors; cannot be changed later.' })
-  @IsString() @Length(1, 50)
+  @IsString()
+  @Length(1, 50)
   connectorType: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }], nullable: true },
-    example: { filePath: 'hr/people.csv', delimiter: ',', mode: 'Import' }, description: SETTINGS_DOC })
-  @IsOptional() @IsObject()
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }], nullable: true },
+    example: { filePath: 'hr/people.csv', delimiter: ',', mode: 'Import' },
+    description: SETTINGS_DOC,
+  })
+  @IsOptional()
+  @IsObject()
   settings?: Record<string, unknown>;
 
   @ApiPropertyOptional({ enum: HANDLINGS, default: 'Warn', description: 'What an import does with a reference value it cannot resolve.' })
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   unresolvedReferenceHandling?: string;
 }
 
 export class UpdateConnectedSystemDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
-  @IsOptional() @IsString() @Length(1, 200)
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
   name?: string;
 
   @ApiPropertyOptional({ maxLength: 2000, nullable: true, type: String })
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(2000)
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsString()
+  @MaxLength(2000)
   description?: string | null;
 
   @ApiPropertyOptional({ description: 'Immutable: only the current value is accepted.' })
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   connectorType?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }], nullable: true },
-    description: `${SETTINGS_DOC} Partial: settings not named keep their value. A secret that is omitted (or sent as "") keeps its stored value; `
-      + 'a secret sent as null is cleared (refused when the setting is required).' })
-  @IsOptional() @IsObject()
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }], nullable: true },
+    description:
+      `${SETTINGS_DOC} Partial: settings not named keep their value. A secret that is omitted (or sent as "") keeps its stored value; ` +
+      'a secret sent as null is cleared (refused when the setting is required).',
+  })
+  @IsOptional()
+  @IsObject()
   settings?: Record<string, unknown>;
 
   @ApiPropertyOptional({ enum: HANDLINGS })
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   unresolvedReferenceHandling?: string;
 }
 
@@ -78,25 +102,42 @@ export class ConnectedSystemSummaryDto {
 }
 
 export class ConnectedSystemDto extends ConnectedSystemSummaryDto {
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Non-secret settings by name (defaults filled in). Secret settings never appear here.' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Non-secret settings by name (defaults filled in). Secret settings never appear here.',
+  })
   settings: Record<string, unknown>;
 
-  @ApiProperty({ type: [String], example: ['password'], description: 'Names of the secret settings that hold a value; the values are write-only.' })
+  @ApiProperty({
+    type: [String],
+    example: ['password'],
+    description: 'Names of the secret settings that hold a value; the values are write-only.',
+  })
   secretSettingsSet: string[];
 
   @ApiProperty({ enum: HANDLINGS }) unresolvedReferenceHandling: string;
   @ApiProperty({ description: 'A configuration change means the next synchronisation must be a full one.' }) fullSyncRequired: boolean;
   @ApiPropertyOptional({ nullable: true, format: 'date-time', type: String }) lastSchemaImport: string | null;
 
-  @ApiPropertyOptional({ type: ConnectorCapabilitiesDto, nullable: true, description: 'What the connector can do with these settings; null if the connector is not available.' })
+  @ApiPropertyOptional({
+    type: ConnectorCapabilitiesDto,
+    nullable: true,
+    description: 'What the connector can do with these settings; null if the connector is not available.',
+  })
   capabilities: ConnectorCapabilitiesDto | null;
 
-  @ApiPropertyOptional({ nullable: true, format: 'uuid', type: String, description: 'Set while the system is queued for deletion: the deletion activity. The system can then no longer be changed or run.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    format: 'uuid',
+    type: String,
+    description: 'Set while the system is queued for deletion: the deletion activity. The system can then no longer be changed or run.',
+  })
   deletionActivityId: string | null;
 }
 
 export class DeleteConnectedSystemQueryDto {
-  @ApiPropertyOptional({ default: false, description: 'Also delete the change history of the system\'s objects.' })
+  @ApiPropertyOptional({ default: false, description: "Also delete the change history of the system's objects." })
   @IsOptional()
   @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
   @IsBoolean({ message: 'deleteChangeHistory must be true or false.' })
@@ -107,8 +148,13 @@ export class ConnectedSystemDeletionResultDto {
   @ApiProperty({ description: 'The deletion was carried out or initiated.' }) success: boolean;
   @ApiProperty({ enum: OUTCOMES }) outcome: string;
   @ApiPropertyOptional({ nullable: true, type: String }) errorMessage: string | null;
-  @ApiPropertyOptional({ nullable: true, format: 'uuid', type: String,
-    description: 'When queued: the background task (the BullMQ job id is `delete-connected-system-<workerTaskId>`; it equals the activity id).' })
+  @ApiPropertyOptional({
+    nullable: true,
+    format: 'uuid',
+    type: String,
+    description:
+      'When queued: the background task (the BullMQ job id is `delete-connected-system-<workerTaskId>`; it equals the activity id).',
+  })
   workerTaskId: string | null;
   @ApiPropertyOptional({ nullable: true, format: 'uuid', type: String }) activityId: string | null;
 }
@@ -122,15 +168,23 @@ export class ConnectedSystemDeletionPreviewDto {
   @ApiProperty() runProfileCount: number;
   @ApiProperty() syncRuleCount: number;
   @ApiProperty({ description: 'Metaverse objects joined to this system: they lose this connector.' }) joinedMetaverseObjectCount: number;
-  @ApiProperty({ description: 'Of those, objects with no connector left afterwards; their deletion rules apply at the next synchronisation.' })
+  @ApiProperty({
+    description: 'Of those, objects with no connector left afterwards; their deletion rules apply at the next synchronisation.',
+  })
   metaverseObjectsLeftWithoutConnectorsCount: number;
-  @ApiProperty({ type: [String], description: 'Metaverse object types whose deletion rule names this system as a trigger (the system is removed from them).' })
+  @ApiProperty({
+    type: [String],
+    description: 'Metaverse object types whose deletion rule names this system as a trigger (the system is removed from them).',
+  })
   deletionRuleObjectTypes: string[];
-  @ApiProperty({ type: [String], description: 'Run-profile activities of the system in progress; deletion waits for them.' }) activeRunActivityIds: string[];
-  @ApiProperty({ example: 1000, description: 'Systems with at most this many connector space objects are deleted immediately.' }) immediateDeletionMaxObjects: number;
+  @ApiProperty({ type: [String], description: 'Run-profile activities of the system in progress; deletion waits for them.' })
+  activeRunActivityIds: string[];
+  @ApiProperty({ example: 1000, description: 'Systems with at most this many connector space objects are deleted immediately.' })
+  immediateDeletionMaxObjects: number;
   @ApiProperty({ enum: OUTCOMES.slice(0, 3) }) expectedOutcome: string;
   @ApiProperty() runsInBackground: boolean;
-  @ApiPropertyOptional({ nullable: true, format: 'uuid', type: String, description: 'Set when a deletion is already queued.' }) deletionActivityId: string | null;
+  @ApiPropertyOptional({ nullable: true, format: 'uuid', type: String, description: 'Set when a deletion is already queued.' })
+  deletionActivityId: string | null;
 }
 
 export class TestConnectionResultDto {
@@ -152,9 +206,12 @@ export class SchemaImportResultDto {
   @ApiProperty({ format: 'uuid' }) activityId: string;
   @ApiProperty() objectTypesAdded: number;
   @ApiProperty() attributesAdded: number;
-  @ApiProperty({ description: 'Existing attributes whose connector-owned definition changed, or that were flagged or restored.' }) attributesUpdated: number;
-  @ApiProperty({ type: [String], description: 'Object types no longer in the schema (kept, flagged presentInSchema false).' }) objectTypesRemoved: string[];
-  @ApiProperty({ type: [SchemaAttributeRefDto], description: 'Attributes no longer in the schema (kept, flagged presentInSchema false).' }) attributesRemoved: SchemaAttributeRefDto[];
+  @ApiProperty({ description: 'Existing attributes whose connector-owned definition changed, or that were flagged or restored.' })
+  attributesUpdated: number;
+  @ApiProperty({ type: [String], description: 'Object types no longer in the schema (kept, flagged presentInSchema false).' })
+  objectTypesRemoved: string[];
+  @ApiProperty({ type: [SchemaAttributeRefDto], description: 'Attributes no longer in the schema (kept, flagged presentInSchema false).' })
+  attributesRemoved: SchemaAttributeRefDto[];
   @ApiProperty({ type: [String] }) objectTypesRestored: string[];
   @ApiProperty({ type: [SchemaAttributeRefDto] }) attributesRestored: SchemaAttributeRefDto[];
   @ApiProperty({ type: [SchemaAttributeChangeDto] }) attributesChanged: SchemaAttributeChangeDto[];
@@ -162,4 +219,3 @@ export class SchemaImportResultDto {
   @ApiProperty() fullSyncRequired: boolean;
   @ApiProperty({ type: [String] }) warnings: string[];
 }
-

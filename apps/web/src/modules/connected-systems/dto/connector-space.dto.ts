@@ -3,7 +3,11 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
 import { LIST_COUNT_CAP } from '@meridian/application';
 import {
-  AttributeChangeOperation, ConnectorSpaceObjectStatus, JoinType, PendingExportChangeType, PendingExportStatus,
+  AttributeChangeOperation,
+  ConnectorSpaceObjectStatus,
+  JoinType,
+  PendingExportChangeType,
+  PendingExportStatus,
 } from '@meridian/domain';
 import { PageQueryDto, toQueryInt } from '../../../http/paging.dto';
 
@@ -13,37 +17,52 @@ const PE_CHANGE_TYPES = Object.values(PendingExportChangeType);
 const toQueryBoolean = ({ value }: { value: unknown }): unknown => (value === 'true' ? true : value === 'false' ? false : value);
 
 export class ConnectorSpaceListQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ maxLength: 200, description: 'External ID, secondary external ID or display name starts with this text, ignoring case '
-    + '(% and _ are literal). Bounded, not indexed: see docs/connector-space.md.' })
-  @IsOptional() @IsString({ message: 'search must be text.' }) @MaxLength(200, { message: 'search must be at most 200 characters.' })
+  @ApiPropertyOptional({
+    maxLength: 200,
+    description:
+      'External ID, secondary external ID or display name starts with this text, ignoring case ' +
+      '(% and _ are literal). Bounded, not indexed: see docs/connector-space.md.',
+  })
+  @IsOptional()
+  @IsString({ message: 'search must be text.' })
+  @MaxLength(200, { message: 'search must be at most 200 characters.' })
   search?: string;
 
   @ApiPropertyOptional({ enum: CSO_STATUSES })
-  @IsOptional() @IsIn(CSO_STATUSES, { message: `status must be one of ${CSO_STATUSES.join(', ')}.` })
+  @IsOptional()
+  @IsIn(CSO_STATUSES, { message: `status must be one of ${CSO_STATUSES.join(', ')}.` })
   status?: string;
 
-  @ApiPropertyOptional({ minimum: 1, description: 'Only objects of this object type of the system (another system\'s type: 400).' })
-  @IsOptional() @Transform(toQueryInt) @IsInt({ message: 'objectTypeId must be a whole number.' }) @Min(1, { message: 'objectTypeId must be at least 1.' })
+  @ApiPropertyOptional({ minimum: 1, description: "Only objects of this object type of the system (another system's type: 400)." })
+  @IsOptional()
+  @Transform(toQueryInt)
+  @IsInt({ message: 'objectTypeId must be a whole number.' })
+  @Min(1, { message: 'objectTypeId must be at least 1.' })
   objectTypeId?: number;
 
   @ApiPropertyOptional({ description: 'true: only objects joined to a metaverse object; false: only objects that are not.' })
-  @IsOptional() @Transform(toQueryBoolean) @IsBoolean({ message: 'joined must be true or false.' })
+  @IsOptional()
+  @Transform(toQueryBoolean)
+  @IsBoolean({ message: 'joined must be true or false.' })
   joined?: boolean;
 }
 
 export class PendingExportListQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: PE_STATUSES })
-  @IsOptional() @IsIn(PE_STATUSES, { message: `status must be one of ${PE_STATUSES.join(', ')}.` })
+  @IsOptional()
+  @IsIn(PE_STATUSES, { message: `status must be one of ${PE_STATUSES.join(', ')}.` })
   status?: string;
 
   @ApiPropertyOptional({ enum: PE_CHANGE_TYPES })
-  @IsOptional() @IsIn(PE_CHANGE_TYPES, { message: `changeType must be one of ${PE_CHANGE_TYPES.join(', ')}.` })
+  @IsOptional()
+  @IsIn(PE_CHANGE_TYPES, { message: `changeType must be one of ${PE_CHANGE_TYPES.join(', ')}.` })
   changeType?: string;
 }
 
 export class ConnectorSpaceObjectDto {
   @ApiProperty({ format: 'uuid' }) id: string;
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'null until a provisioned object is exported.' }) externalId: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'null until a provisioned object is exported.' }) externalId:
+    string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) secondaryExternalId: string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) displayName: string | null;
   @ApiProperty() objectTypeId: number;
@@ -58,7 +77,9 @@ export class ConnectorSpaceObjectDto {
 
 export class ConnectorSpacePageDto {
   @ApiProperty({ type: [ConnectorSpaceObjectDto] }) items: ConnectorSpaceObjectDto[];
-  @ApiProperty({ description: `Exact up to (page - 1) × pageSize + ${LIST_COUNT_CAP} matching objects; beyond that, that bound (see totalCountIsExact).` })
+  @ApiProperty({
+    description: `Exact up to (page - 1) × pageSize + ${LIST_COUNT_CAP} matching objects; beyond that, that bound (see totalCountIsExact).`,
+  })
   totalCount: number;
   @ApiProperty() page: number;
   @ApiProperty() pageSize: number;
@@ -70,10 +91,15 @@ export class ConnectorSpacePageDto {
 
 export class PendingExportAttributeChangeDto {
   @ApiProperty() attributeId: number;
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'null when the attribute is no longer in the schema.' }) attributeName: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'null when the attribute is no longer in the schema.' }) attributeName:
+    string | null;
   @ApiProperty({ enum: Object.values(AttributeChangeOperation) }) operation: string;
   @ApiProperty({ type: 'array', items: {}, description: 'Values to add, replace with or remove.' }) values: unknown[];
-  @ApiPropertyOptional({ nullable: true, type: [String], description: 'Reference values still given as metaverse object ids; resolved to the target\'s identifiers at export time.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: [String],
+    description: "Reference values still given as metaverse object ids; resolved to the target's identifiers at export time.",
+  })
   metaverseObjectIds: string[] | null;
 }
 
@@ -87,7 +113,13 @@ export class PendingExportDto {
   @ApiProperty({ type: [PendingExportAttributeChangeDto] }) attributeChanges: PendingExportAttributeChangeDto[];
   @ApiProperty({ description: 'Failed export attempts so far.' }) errorCount: number;
   @ApiProperty({ description: 'Confirming imports that did not yet find the exported values.' }) confirmationAttempts: number;
-  @ApiPropertyOptional({ nullable: true, type: String, format: 'date-time', description: 'Earliest time of the next attempt after a failure.' }) nextAttemptAt: string | null;
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    format: 'date-time',
+    description: 'Earliest time of the next attempt after a failure.',
+  })
+  nextAttemptAt: string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) lastError: string | null;
   @ApiProperty({ format: 'date-time' }) created: string;
   @ApiPropertyOptional({ nullable: true, type: String, format: 'date-time' }) lastUpdated: string | null;
@@ -95,7 +127,9 @@ export class PendingExportDto {
 
 export class PendingExportPageDto {
   @ApiProperty({ type: [PendingExportDto] }) items: PendingExportDto[];
-  @ApiProperty({ description: `Exact up to (page - 1) × pageSize + ${LIST_COUNT_CAP} matching exports; beyond that, that bound (see totalCountIsExact).` })
+  @ApiProperty({
+    description: `Exact up to (page - 1) × pageSize + ${LIST_COUNT_CAP} matching exports; beyond that, that bound (see totalCountIsExact).`,
+  })
   totalCount: number;
   @ApiProperty() page: number;
   @ApiProperty() pageSize: number;
@@ -107,15 +141,21 @@ export class PendingExportPageDto {
 
 export class ConnectorSpaceAttributeValuesDto {
   @ApiProperty() attributeId: number;
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'null when the attribute is no longer in the schema.' }) attributeName: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'null when the attribute is no longer in the schema.' }) attributeName:
+    string | null;
   @ApiPropertyOptional({ nullable: true, type: String, example: 'String' }) attributeType: string | null;
-  @ApiProperty({ type: 'array', items: {}, description: 'The values as imported (references as the raw value, e.g. a DN).' }) values: unknown[];
+  @ApiProperty({ type: 'array', items: {}, description: 'The values as imported (references as the raw value, e.g. a DN).' })
+  values: unknown[];
 }
 
 export class ConnectorSpaceResolvedReferenceDto {
   @ApiProperty() attributeId: number;
   @ApiPropertyOptional({ nullable: true, type: String }) attributeName: string | null;
-  @ApiProperty({ type: 'array', items: { type: 'string', format: 'uuid', nullable: true }, description: 'Connector space objects the values resolved to (null: unresolved).' })
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'string', format: 'uuid', nullable: true },
+    description: 'Connector space objects the values resolved to (null: unresolved).',
+  })
   connectedSystemObjectIds: Array<string | null>;
 }
 
@@ -126,9 +166,15 @@ export class JoinedMetaverseObjectDto {
 }
 
 export class ConnectorSpaceObjectDetailDto extends ConnectorSpaceObjectDto {
-  @ApiProperty({ description: 'Changed since the last synchronisation processed it (picked up by the next delta synchronisation).' }) syncPending: boolean;
-  @ApiProperty({ type: [ConnectorSpaceAttributeValuesDto], description: 'By attribute name.' }) attributeValues: ConnectorSpaceAttributeValuesDto[];
-  @ApiPropertyOptional({ nullable: true, type: [ConnectorSpaceResolvedReferenceDto], description: 'null until references have been resolved after an import.' })
+  @ApiProperty({ description: 'Changed since the last synchronisation processed it (picked up by the next delta synchronisation).' })
+  syncPending: boolean;
+  @ApiProperty({ type: [ConnectorSpaceAttributeValuesDto], description: 'By attribute name.' })
+  attributeValues: ConnectorSpaceAttributeValuesDto[];
+  @ApiPropertyOptional({
+    nullable: true,
+    type: [ConnectorSpaceResolvedReferenceDto],
+    description: 'null until references have been resolved after an import.',
+  })
   resolvedReferences: ConnectorSpaceResolvedReferenceDto[] | null;
   @ApiPropertyOptional({ nullable: true, type: JoinedMetaverseObjectDto }) metaverseObject: JoinedMetaverseObjectDto | null;
   @ApiProperty({ type: [PendingExportDto], description: 'Oldest first.' }) pendingExports: PendingExportDto[];

@@ -8,25 +8,48 @@ const ATTRIBUTES_EXAMPLE = { 'Display Name': 'Ada Lovelace', 'Subject Identifier
 
 export class MetaverseObjectListQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ minimum: 1, description: 'Only objects of this type.' })
-  @IsOptional() @Type(() => Number) @IsInt({ message: 'objectTypeId must be a whole number.' }) @Min(1, { message: 'objectTypeId must be at least 1.' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'objectTypeId must be a whole number.' })
+  @Min(1, { message: 'objectTypeId must be at least 1.' })
   objectTypeId?: number;
 
-  @ApiPropertyOptional({ maxLength: 200, description: 'Display name contains this text, ignoring case; a term of one or two letters or digits matches the start of '
-    + 'the name or of a word in it (served by a trigram index; see docs/metaverse.md).' })
-  @IsOptional() @IsString({ message: 'search must be text.' }) @MaxLength(200, { message: 'search must be at most 200 characters.' })
+  @ApiPropertyOptional({
+    maxLength: 200,
+    description:
+      'Display name contains this text, ignoring case; a term of one or two letters or digits matches the start of ' +
+      'the name or of a word in it (served by a trigram index; see docs/metaverse.md).',
+  })
+  @IsOptional()
+  @IsString({ message: 'search must be text.' })
+  @MaxLength(200, { message: 'search must be at most 200 characters.' })
   search?: string;
 
-  @ApiPropertyOptional({ example: 'Email,Department', description: 'Comma-separated attribute names, or * for every attribute that has a value; '
-    + 'returned in the attributes dictionary of each item (multi-valued attributes as arrays; named attributes without a value as null or []).' })
-  @IsOptional() @IsString({ message: 'attributes must be text.' })
+  @ApiPropertyOptional({
+    example: 'Email,Department',
+    description:
+      'Comma-separated attribute names, or * for every attribute that has a value; ' +
+      'returned in the attributes dictionary of each item (multi-valued attributes as arrays; named attributes without a value as null or []).',
+  })
+  @IsOptional()
+  @IsString({ message: 'attributes must be text.' })
   attributes?: string;
 
-  @ApiPropertyOptional({ example: 'Email', description: 'Filter by this attribute (with filterAttributeValue). Indexed attributes use the lookup index; others are read from every object (slow at scale).' })
-  @IsOptional() @IsString({ message: 'filterAttributeName must be text.' })
+  @ApiPropertyOptional({
+    example: 'Email',
+    description:
+      'Filter by this attribute (with filterAttributeValue). Indexed attributes use the lookup index; others are read from every object (slow at scale).',
+  })
+  @IsOptional()
+  @IsString({ message: 'filterAttributeName must be text.' })
   filterAttributeName?: string;
 
-  @ApiPropertyOptional({ example: 'ada@example.org', description: 'Exact, case-insensitive value of filterAttributeName (any value of a multi-valued attribute).' })
-  @IsOptional() @IsString({ message: 'filterAttributeValue must be text.' })
+  @ApiPropertyOptional({
+    example: 'ada@example.org',
+    description: 'Exact, case-insensitive value of filterAttributeName (any value of a multi-valued attribute).',
+  })
+  @IsOptional()
+  @IsString({ message: 'filterAttributeValue must be text.' })
   filterAttributeValue?: string;
 }
 
@@ -37,14 +60,20 @@ export class MetaverseObjectListItemDto {
   @ApiProperty({ enum: ['Normal', 'Obsolete'] }) status: string;
   @ApiProperty() typeId: number;
   @ApiProperty() typeName: string;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { Email: 'ada@example.org', Emails: ['ada@example.org'] },
-    description: 'Present when attributes were requested.' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: { Email: 'ada@example.org', Emails: ['ada@example.org'] },
+    description: 'Present when attributes were requested.',
+  })
   attributes?: Record<string, unknown>;
 }
 
 export class MetaverseObjectPageDto {
   @ApiProperty({ type: [MetaverseObjectListItemDto] }) items: MetaverseObjectListItemDto[];
-  @ApiProperty({ description: `Exact up to (page - 1) × pageSize + ${METAVERSE_LIST_COUNT_CAP} matching objects; beyond that, that bound (see totalCountIsExact).` })
+  @ApiProperty({
+    description: `Exact up to (page - 1) × pageSize + ${METAVERSE_LIST_COUNT_CAP} matching objects; beyond that, that bound (see totalCountIsExact).`,
+  })
   totalCount: number;
   @ApiProperty() page: number;
   @ApiProperty() pageSize: number;
@@ -60,27 +89,32 @@ export class MetaverseObjectTypeRefDto {
 }
 
 export class MetaverseAttributeValueDto {
-  @ApiProperty({ format: 'uuid', description: 'Derived from object, attribute and position (values have no row of their own).' }) id: string;
+  @ApiProperty({ format: 'uuid', description: 'Derived from object, attribute and position (values have no row of their own).' })
+  id: string;
   @ApiProperty() attributeId: number;
   @ApiProperty() attributeName: string;
   @ApiProperty() attributeType: string;
   @ApiProperty({ enum: ['Single', 'Multi'] }) attributePlurality: string;
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'String, Text, Binary (base64) and Decimal (as text) values.' }) stringValue: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'String, Text, Binary (base64) and Decimal (as text) values.' })
+  stringValue: string | null;
   @ApiPropertyOptional({ nullable: true, type: String, format: 'date-time' }) dateTimeValue: string | null;
   @ApiPropertyOptional({ nullable: true, type: Number, description: 'Integer and LongNumber values.' }) intValue: number | null;
   @ApiPropertyOptional({ nullable: true, type: String, format: 'uuid' }) guidValue: string | null;
   @ApiPropertyOptional({ nullable: true, type: Boolean }) boolValue: boolean | null;
   @ApiPropertyOptional({ nullable: true, type: String, format: 'uuid' }) referenceValueId: string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) referenceValueDisplayName: string | null;
-  @ApiPropertyOptional({ nullable: true, type: Number, description: 'null: set in the service (Internal).' }) contributedBySystemId: number | null;
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'null: set in the service (Internal), or the system was deleted.' }) contributedBySystemName: string | null;
+  @ApiPropertyOptional({ nullable: true, type: Number, description: 'null: set in the service (Internal).' }) contributedBySystemId:
+    number | null;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'null: set in the service (Internal), or the system was deleted.' })
+  contributedBySystemName: string | null;
 }
 
 export class LinkedConnectedSystemObjectDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty() connectedSystemId: number;
   @ApiProperty() connectedSystemName: string;
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'The object\'s display name, else its external ID.' }) displayName: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, description: "The object's display name, else its external ID." }) displayName:
+    string | null;
 }
 
 export class MetaverseObjectDetailDto {
@@ -99,23 +133,40 @@ export class MetaverseObjectDetailDto {
 }
 
 export class CreateMetaverseObjectDto {
-  @ApiPropertyOptional({ example: 'User', description: 'Object type name (ignoring case). Give objectType or objectTypeId (both: they must agree).' })
-  @IsOptional() @IsString({ message: 'objectType must be text.' }) @MaxLength(200, { message: 'objectType must be at most 200 characters.' })
+  @ApiPropertyOptional({
+    example: 'User',
+    description: 'Object type name (ignoring case). Give objectType or objectTypeId (both: they must agree).',
+  })
+  @IsOptional()
+  @IsString({ message: 'objectType must be text.' })
+  @MaxLength(200, { message: 'objectType must be at most 200 characters.' })
   objectType?: string;
 
   @ApiPropertyOptional({ example: 1, description: 'Object type id.' })
-  @IsOptional() @IsInt({ message: 'objectTypeId must be a whole number.' }) @Min(1, { message: 'objectTypeId must be at least 1.' })
+  @IsOptional()
+  @IsInt({ message: 'objectTypeId must be a whole number.' })
+  @Min(1, { message: 'objectTypeId must be at least 1.' })
   objectTypeId?: number;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, example: ATTRIBUTES_EXAMPLE,
-    description: 'Attribute name → value (arrays for multi-valued attributes). Numbers and booleans as JSON, DateTime as ISO 8601, Reference as an object id.' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: ATTRIBUTES_EXAMPLE,
+    description:
+      'Attribute name → value (arrays for multi-valued attributes). Numbers and booleans as JSON, DateTime as ISO 8601, Reference as an object id.',
+  })
   @IsObject({ message: 'attributes must be an object of attribute name → value.' })
   attributes: Record<string, unknown>;
 }
 
 export class UpdateMetaverseObjectDto {
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { 'Job Title': 'Analyst', Nickname: null },
-    description: 'Merged into the object: each named attribute is replaced; null, "" or [] removes it; attributes not named keep their values.' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { 'Job Title': 'Analyst', Nickname: null },
+    description:
+      'Merged into the object: each named attribute is replaced; null, "" or [] removes it; attributes not named keep their values.',
+  })
   @IsObject({ message: 'attributes must be an object of attribute name → value.' })
   attributes: Record<string, unknown>;
 }

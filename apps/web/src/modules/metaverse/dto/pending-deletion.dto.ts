@@ -8,13 +8,19 @@ const OBJECT_TYPE_ID = { minimum: 1, description: 'Only objects of this metavers
 
 export class PendingDeletionCountQueryDto {
   @ApiPropertyOptional(OBJECT_TYPE_ID)
-  @IsOptional() @Transform(toQueryInt) @IsInt({ message: 'objectTypeId must be a whole number.' }) @Min(1, { message: 'objectTypeId must be at least 1.' })
+  @IsOptional()
+  @Transform(toQueryInt)
+  @IsInt({ message: 'objectTypeId must be a whole number.' })
+  @Min(1, { message: 'objectTypeId must be at least 1.' })
   objectTypeId?: number;
 }
 
 export class PendingDeletionListQueryDto extends PageQueryDto {
   @ApiPropertyOptional(OBJECT_TYPE_ID)
-  @IsOptional() @Transform(toQueryInt) @IsInt({ message: 'objectTypeId must be a whole number.' }) @Min(1, { message: 'objectTypeId must be at least 1.' })
+  @IsOptional()
+  @Transform(toQueryInt)
+  @IsInt({ message: 'objectTypeId must be a whole number.' })
+  @Min(1, { message: 'objectTypeId must be at least 1.' })
   objectTypeId?: number;
 }
 
@@ -25,10 +31,16 @@ export class PendingDeletionDto {
   @ApiProperty() typeName: string;
   @ApiProperty() typeId: number;
   @ApiProperty({ format: 'date-time' }) lastConnectorDisconnectedDate: string;
-  @ApiPropertyOptional({ nullable: true, type: String, format: 'date-time', description: 'When the grace period expires.' }) deletionEligibleDate: string | null;
-  @ApiPropertyOptional({ nullable: true, type: Number, description: 'Whole days from now to deletionEligibleDate, rounded down: negative when overdue, null without a date.' })
+  @ApiPropertyOptional({ nullable: true, type: String, format: 'date-time', description: 'When the grace period expires.' })
+  deletionEligibleDate: string | null;
+  @ApiPropertyOptional({
+    nullable: true,
+    type: Number,
+    description: 'Whole days from now to deletionEligibleDate, rounded down: negative when overdue, null without a date.',
+  })
   daysUntilDeletion: number | null;
-  @ApiPropertyOptional({ nullable: true, type: String, example: '7.00:00:00', description: 'Grace period of the object type.' }) gracePeriod: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, example: '7.00:00:00', description: 'Grace period of the object type.' })
+  gracePeriod: string | null;
   @ApiProperty({ description: 'Connector space objects still joined (0 when fully disconnected).' }) connectedSystemObjectCount: number;
   @ApiProperty({ enum: Object.values(PendingDeletionStatus) }) status: string;
 }

@@ -1,108 +1,225 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
-  MAX_INTERVAL_VALUE, MAX_SCHEDULE_STEPS, MAX_STEP_TIMEOUT_SECONDS, MIN_INTERVAL_VALUE, MIN_STEP_TIMEOUT_SECONDS, SCHEDULE_INTERVAL_UNITS,
-  SCHEDULE_PATTERN_TYPES, SCHEDULE_STEP_TYPES, SCHEDULE_TRIGGER_TYPES, STEP_EXECUTION_MODES,
+  MAX_INTERVAL_VALUE,
+  MAX_SCHEDULE_STEPS,
+  MAX_STEP_TIMEOUT_SECONDS,
+  MIN_INTERVAL_VALUE,
+  MIN_STEP_TIMEOUT_SECONDS,
+  SCHEDULE_INTERVAL_UNITS,
+  SCHEDULE_PATTERN_TYPES,
+  SCHEDULE_STEP_TYPES,
+  SCHEDULE_TRIGGER_TYPES,
+  STEP_EXECUTION_MODES,
 } from '@meridian/domain';
 import { IsArray, IsBoolean, IsInt, IsOptional, IsString } from 'class-validator';
 
-const DAYS = 'Comma-separated day numbers, 0 = Sunday to 6 = Saturday, no repeats (e.g. `1,2,3,4,5`). Required for SpecificTimes and Interval Cron schedules.';
-const STEPS = `The full desired list of steps (at most ${MAX_SCHEDULE_STEPS}); on update it replaces every existing step. `
-  + 'Steps sent with the `id` of an existing step keep it (updated in place); steps without `id` are added; existing steps left out are deleted. '
-  + 'Indices run from 0 without gaps; steps with the same index run in parallel. Errors name the step: `steps[1].runProfileId`.';
+const DAYS =
+  'Comma-separated day numbers, 0 = Sunday to 6 = Saturday, no repeats (e.g. `1,2,3,4,5`). Required for SpecificTimes and Interval Cron schedules.';
+const STEPS =
+  `The full desired list of steps (at most ${MAX_SCHEDULE_STEPS}); on update it replaces every existing step. ` +
+  'Steps sent with the `id` of an existing step keep it (updated in place); steps without `id` are added; existing steps left out are deleted. ' +
+  'Indices run from 0 without gaps; steps with the same index run in parallel. Errors name the step: `steps[1].runProfileId`.';
 
 /** A step in a create or update body (spec 2.7, 4.4); checked by the service, errors named `steps[i].field`. */
 export class ScheduleStepInputDto {
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String, description: 'The id of an existing step of this schedule, to keep it; absent for a new step.' }) id?: string | null;
-  @ApiProperty({ minimum: 0, description: '0-based stage; steps with the same index run in parallel, the next index starts when all of them finished.' }) stepIndex: number;
+  @ApiPropertyOptional({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    description: 'The id of an existing step of this schedule, to keep it; absent for a new step.',
+  })
+  id?: string | null;
+  @ApiProperty({
+    minimum: 0,
+    description: '0-based stage; steps with the same index run in parallel, the next index starts when all of them finished.',
+  })
+  stepIndex: number;
   @ApiProperty({ enum: SCHEDULE_STEP_TYPES }) stepType: string;
-  @ApiPropertyOptional({ nullable: true, type: String, maxLength: 300, description: 'Display name; absent or null on a RunProfile step: "<connected system> — <run profile>".' }) name?: string | null;
-  @ApiPropertyOptional({ enum: STEP_EXECUTION_MODES, description: 'Accepted but derived: the first step of an index is Sequential, the others ParallelWithPrevious.' }) executionMode?: string;
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    maxLength: 300,
+    description: 'Display name; absent or null on a RunProfile step: "<connected system> — <run profile>".',
+  })
+  name?: string | null;
+  @ApiPropertyOptional({
+    enum: STEP_EXECUTION_MODES,
+    description: 'Accepted but derived: the first step of an index is Sequential, the others ParallelWithPrevious.',
+  })
+  executionMode?: string;
   @ApiPropertyOptional({ default: false, description: 'Whether later steps run when this one fails.' }) continueOnFailure?: boolean;
-  @ApiPropertyOptional({ nullable: true, type: Number, minimum: MIN_STEP_TIMEOUT_SECONDS, maximum: MAX_STEP_TIMEOUT_SECONDS, description: 'null: no timeout.' }) timeoutSeconds?: number | null;
-  @ApiPropertyOptional({ nullable: true, type: Number, description: 'RunProfile steps (required): an existing connected system.' }) connectedSystemId?: number | null;
-  @ApiPropertyOptional({ nullable: true, type: Number, description: 'RunProfile steps (required): a run profile of that connected system.' }) runProfileId?: number | null;
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'PowerShell steps (required): a script path relative to the scripts root (MERIDIAN_SCRIPTS_ROOT); no absolute paths, no `..`.' }) scriptPath?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String, maxLength: 4000, description: 'PowerShell and Executable steps: the arguments, split like a shell would (quotes) but never run through one.' }) arguments?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'Executable steps (required): relative to the scripts root.' }) executablePath?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'Executable steps: relative to the scripts root (default: the scripts root).' }) workingDirectory?: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String, example: 'postgres://meridian:*****@db.example.com:5432/hr',
-    description: 'SqlScript steps (required): a postgres://, postgresql://, mysql:// or mariadb:// URL. Sealed at rest; responses mask passwords as `*****`, and a `*****` sent back keeps the stored password.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: Number,
+    minimum: MIN_STEP_TIMEOUT_SECONDS,
+    maximum: MAX_STEP_TIMEOUT_SECONDS,
+    description: 'null: no timeout.',
+  })
+  timeoutSeconds?: number | null;
+  @ApiPropertyOptional({ nullable: true, type: Number, description: 'RunProfile steps (required): an existing connected system.' })
+  connectedSystemId?: number | null;
+  @ApiPropertyOptional({
+    nullable: true,
+    type: Number,
+    description: 'RunProfile steps (required): a run profile of that connected system.',
+  })
+  runProfileId?: number | null;
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    description:
+      'PowerShell steps (required): a script path relative to the scripts root (MERIDIAN_SCRIPTS_ROOT); no absolute paths, no `..`.',
+  })
+  scriptPath?: string | null;
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    maxLength: 4000,
+    description: 'PowerShell and Executable steps: the arguments, split like a shell would (quotes) but never run through one.',
+  })
+  arguments?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'Executable steps (required): relative to the scripts root.' })
+  executablePath?: string | null;
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    description: 'Executable steps: relative to the scripts root (default: the scripts root).',
+  })
+  workingDirectory?: string | null;
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    example: 'postgres://meridian:*****@db.example.com:5432/hr',
+    description:
+      'SqlScript steps (required): a postgres://, postgresql://, mysql:// or mariadb:// URL. Sealed at rest; responses mask passwords as `*****`, and a `*****` sent back keeps the stored password.',
+  })
   sqlConnectionString?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'SqlScript steps (required): relative to the scripts root.' }) sqlScriptPath?: string | null;
+  @ApiPropertyOptional({ nullable: true, type: String, description: 'SqlScript steps (required): relative to the scripts root.' })
+  sqlScriptPath?: string | null;
 }
 
 /** Every field of a schedule body; the service checks values, ranges and what each pattern requires. */
 class ScheduleFieldsDto {
   @ApiPropertyOptional({ maxLength: 2000, nullable: true, type: String })
-  @IsOptional() @IsString({ message: 'description must be text or null.' })
+  @IsOptional()
+  @IsString({ message: 'description must be text or null.' })
   description?: string | null;
 
   @ApiPropertyOptional({ enum: SCHEDULE_PATTERN_TYPES, default: 'SpecificTimes', description: 'Required when triggerType is Cron.' })
-  @IsOptional() @IsString({ message: 'patternType must be SpecificTimes, Interval or Custom.' })
+  @IsOptional()
+  @IsString({ message: 'patternType must be SpecificTimes, Interval or Custom.' })
   patternType?: string;
 
   @ApiPropertyOptional({ nullable: true, type: String, example: '1,2,3,4,5', description: DAYS })
-  @IsOptional() @IsString({ message: 'daysOfWeek must be text such as 1,2,3,4,5.' })
+  @IsOptional()
+  @IsString({ message: 'daysOfWeek must be text such as 1,2,3,4,5.' })
   daysOfWeek?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, type: String, example: '09:00,17:30', description: 'SpecificTimes: comma-separated 24-hour times `HH:mm` (00:00-23:59), no repeats. Every time fires on every selected day.' })
-  @IsOptional() @IsString({ message: 'runTimes must be text such as 09:00,17:30.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    example: '09:00,17:30',
+    description: 'SpecificTimes: comma-separated 24-hour times `HH:mm` (00:00-23:59), no repeats. Every time fires on every selected day.',
+  })
+  @IsOptional()
+  @IsString({ message: 'runTimes must be text such as 09:00,17:30.' })
   runTimes?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, type: Number, minimum: MIN_INTERVAL_VALUE, maximum: MAX_INTERVAL_VALUE, description: 'Interval: every N minutes or hours.' })
-  @IsOptional() @IsInt({ message: `intervalValue must be a whole number from ${MIN_INTERVAL_VALUE} to ${MAX_INTERVAL_VALUE}.` })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: Number,
+    minimum: MIN_INTERVAL_VALUE,
+    maximum: MAX_INTERVAL_VALUE,
+    description: 'Interval: every N minutes or hours.',
+  })
+  @IsOptional()
+  @IsInt({ message: `intervalValue must be a whole number from ${MIN_INTERVAL_VALUE} to ${MAX_INTERVAL_VALUE}.` })
   intervalValue?: number | null;
 
   @ApiPropertyOptional({ nullable: true, enum: SCHEDULE_INTERVAL_UNITS })
-  @IsOptional() @IsString({ message: 'intervalUnit must be Minutes or Hours.' })
+  @IsOptional()
+  @IsString({ message: 'intervalUnit must be Minutes or Hours.' })
   intervalUnit?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, type: String, example: '08:00', description: 'Interval: `HH:mm`, the first run of each selected day.' })
-  @IsOptional() @IsString({ message: 'intervalWindowStart must be a time HH:mm.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    example: '08:00',
+    description: 'Interval: `HH:mm`, the first run of each selected day.',
+  })
+  @IsOptional()
+  @IsString({ message: 'intervalWindowStart must be a time HH:mm.' })
   intervalWindowStart?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, type: String, example: '18:00', description: 'Interval: `HH:mm`, later than the start; a run falling exactly on it still happens (inclusive).' })
-  @IsOptional() @IsString({ message: 'intervalWindowEnd must be a time HH:mm.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    example: '18:00',
+    description: 'Interval: `HH:mm`, later than the start; a run falling exactly on it still happens (inclusive).',
+  })
+  @IsOptional()
+  @IsString({ message: 'intervalWindowEnd must be a time HH:mm.' })
   intervalWindowEnd?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, type: String, example: '0 9 * * 1-5',
-    description: 'Custom only (otherwise generated and read-only; a value sent with another pattern type is ignored): 5-field cron (minute hour day-of-month month day-of-week), '
-      + 'several lines separated by `;`. No seconds, no nicknames.' })
-  @IsOptional() @IsString({ message: 'cronExpression must be text such as 0 9 * * 1-5.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    example: '0 9 * * 1-5',
+    description:
+      'Custom only (otherwise generated and read-only; a value sent with another pattern type is ignored): 5-field cron (minute hour day-of-month month day-of-week), ' +
+      'several lines separated by `;`. No seconds, no nicknames.',
+  })
+  @IsOptional()
+  @IsString({ message: 'cronExpression must be text such as 0 9 * * 1-5.' })
   cronExpression?: string | null;
 
-  @ApiPropertyOptional({ type: String, default: 'UTC', example: 'Europe/London', description: 'IANA time zone the days and times are read in; null resets it to UTC.' })
-  @IsOptional() @IsString({ message: 'timeZone must be an IANA time zone name such as Europe/London.' })
+  @ApiPropertyOptional({
+    type: String,
+    default: 'UTC',
+    example: 'Europe/London',
+    description: 'IANA time zone the days and times are read in; null resets it to UTC.',
+  })
+  @IsOptional()
+  @IsString({ message: 'timeZone must be an IANA time zone name such as Europe/London.' })
   timeZone?: string | null;
 
   @ApiPropertyOptional({ description: 'Create default: false (a new schedule fires only once enabled).' })
-  @IsOptional() @IsBoolean({ message: 'isEnabled must be true or false.' })
+  @IsOptional()
+  @IsBoolean({ message: 'isEnabled must be true or false.' })
   isEnabled?: boolean;
 
   @ApiPropertyOptional({ type: [ScheduleStepInputDto], description: STEPS })
-  @IsOptional() @IsArray({ message: 'steps must be an array of steps (an empty array for none).' })
+  @IsOptional()
+  @IsArray({ message: 'steps must be an array of steps (an empty array for none).' })
   steps?: unknown[];
 }
 
 export class CreateScheduleDto extends ScheduleFieldsDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'HR weekday sync', description: 'Unique, ignoring case.' })
-  @IsOptional() @IsString({ message: 'name is required and must be 1-200 characters.' })
+  @IsOptional()
+  @IsString({ message: 'name is required and must be 1-200 characters.' })
   name: string;
 
-  @ApiProperty({ enum: SCHEDULE_TRIGGER_TYPES, description: 'Cron: fires by its pattern while enabled. Manual: runs only through POST /api/v1/schedules/{id}/run.' })
-  @IsOptional() @IsString({ message: 'triggerType must be Cron or Manual.' })
+  @ApiProperty({
+    enum: SCHEDULE_TRIGGER_TYPES,
+    description: 'Cron: fires by its pattern while enabled. Manual: runs only through POST /api/v1/schedules/{id}/run.',
+  })
+  @IsOptional()
+  @IsString({ message: 'triggerType must be Cron or Manual.' })
   triggerType: string;
 }
 
 /** Partial update: only the fields sent change (steps, when sent, replaces them all). */
 export class UpdateScheduleDto extends ScheduleFieldsDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
-  @IsOptional() @IsString({ message: 'name must be 1-200 characters.' })
+  @IsOptional()
+  @IsString({ message: 'name must be 1-200 characters.' })
   name?: string;
 
   @ApiPropertyOptional({ enum: SCHEDULE_TRIGGER_TYPES })
-  @IsOptional() @IsString({ message: 'triggerType must be Cron or Manual.' })
+  @IsOptional()
+  @IsString({ message: 'triggerType must be Cron or Manual.' })
   triggerType?: string;
 }
 
@@ -115,12 +232,18 @@ export class ScheduleStepDto {
   @ApiProperty() continueOnFailure: boolean;
   @ApiPropertyOptional({ nullable: true, type: Number }) timeoutSeconds: number | null;
   @ApiPropertyOptional({ nullable: true, type: Number, description: 'RunProfile steps.' }) connectedSystemId: number | null;
-  @ApiPropertyOptional({ nullable: true, type: Number, description: 'RunProfile steps; null once the run profile was deleted.' }) runProfileId: number | null;
+  @ApiPropertyOptional({ nullable: true, type: Number, description: 'RunProfile steps; null once the run profile was deleted.' })
+  runProfileId: number | null;
   @ApiPropertyOptional({ nullable: true, type: String }) scriptPath: string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) arguments: string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) executablePath: string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) workingDirectory: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String, example: 'postgres://meridian:*****@db.example.com:5432/hr', description: 'Passwords masked as `*****`; never in clear.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    example: 'postgres://meridian:*****@db.example.com:5432/hr',
+    description: 'Passwords masked as `*****`; never in clear.',
+  })
   sqlConnectionString: string | null;
 
   @ApiPropertyOptional({ nullable: true, type: String }) sqlScriptPath: string | null;
@@ -131,8 +254,13 @@ export class ScheduleDto {
   @ApiProperty() name: string;
   @ApiPropertyOptional({ nullable: true, type: String }) description: string | null;
   @ApiProperty({ enum: SCHEDULE_TRIGGER_TYPES }) triggerType: string;
-  @ApiPropertyOptional({ nullable: true, type: String, example: '0 9 * * 1-5; 30 17 * * 1-5',
-    description: 'Generated from the pattern (several 5-field lines joined with `; ` when one line cannot express it exactly); the supplied expression for Custom; null while the pattern is incomplete.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    example: '0 9 * * 1-5; 30 17 * * 1-5',
+    description:
+      'Generated from the pattern (several 5-field lines joined with `; ` when one line cannot express it exactly); the supplied expression for Custom; null while the pattern is incomplete.',
+  })
   cronExpression: string | null;
 
   @ApiProperty({ enum: SCHEDULE_PATTERN_TYPES }) patternType: string;
@@ -144,13 +272,36 @@ export class ScheduleDto {
   @ApiPropertyOptional({ nullable: true, type: String }) intervalWindowEnd: string | null;
   @ApiProperty({ example: 'Europe/London', description: 'Canonical IANA name.' }) timeZone: string;
   @ApiProperty() isEnabled: boolean;
-  @ApiPropertyOptional({ nullable: true, format: 'date-time', type: String, description: 'When the scheduler last started a cron run; edits never change it.' }) lastRunTime: string | null;
-  @ApiPropertyOptional({ nullable: true, format: 'date-time', type: String, description: 'Enabled Cron schedules only; null for Manual and disabled ones.' }) nextRunTime: string | null;
+  @ApiPropertyOptional({
+    nullable: true,
+    format: 'date-time',
+    type: String,
+    description: 'When the scheduler last started a cron run; edits never change it.',
+  })
+  lastRunTime: string | null;
+  @ApiPropertyOptional({
+    nullable: true,
+    format: 'date-time',
+    type: String,
+    description: 'Enabled Cron schedules only; null for Manual and disabled ones.',
+  })
+  nextRunTime: string | null;
   @ApiProperty() stepCount: number;
   @ApiProperty({ format: 'date-time' }) created: string;
   @ApiPropertyOptional({ nullable: true, format: 'date-time', type: String }) lastUpdated: string | null;
-  @ApiPropertyOptional({ nullable: true, format: 'uuid', type: String, description: 'The latest execution (by queuedAt), whatever its status.' }) lastExecutionId: string | null;
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'Queued, InProgress, Completed, Failed, Cancelled or Paused; null when it never ran.' }) lastExecutionStatus: string | null;
+  @ApiPropertyOptional({
+    nullable: true,
+    format: 'uuid',
+    type: String,
+    description: 'The latest execution (by queuedAt), whatever its status.',
+  })
+  lastExecutionId: string | null;
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    description: 'Queued, InProgress, Completed, Failed, Cancelled or Paused; null when it never ran.',
+  })
+  lastExecutionStatus: string | null;
   @ApiPropertyOptional({ nullable: true, format: 'date-time', type: String }) lastExecutionCompletedAt: string | null;
 }
 

@@ -6,24 +6,40 @@ const ID = { message: '$property must be a positive whole number.' };
 
 export class AttributePriorityQueryDto {
   @ApiPropertyOptional({ description: 'Only contributors of this metaverse object type.' })
-  @IsOptional() @Type(() => Number) @IsInt(ID) @Min(1, ID) @Max(2_147_483_647, ID)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt(ID)
+  @Min(1, ID)
+  @Max(2_147_483_647, ID)
   metaverseObjectTypeId?: number;
 
   @ApiPropertyOptional({ description: 'Only contributors of this metaverse attribute.' })
-  @IsOptional() @Type(() => Number) @IsInt(ID) @Min(1, ID) @Max(2_147_483_647, ID)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt(ID)
+  @Min(1, ID)
+  @Max(2_147_483_647, ID)
   metaverseAttributeId?: number;
 }
 
 export class SetAttributePriorityDto {
   @ApiProperty()
-  @IsInt(ID) @Min(1, ID) @Max(2_147_483_647, ID)
+  @IsInt(ID)
+  @Min(1, ID)
+  @Max(2_147_483_647, ID)
   metaverseObjectTypeId: number;
 
   @ApiProperty()
-  @IsInt(ID) @Min(1, ID) @Max(2_147_483_647, ID)
+  @IsInt(ID)
+  @Min(1, ID)
+  @Max(2_147_483_647, ID)
   metaverseAttributeId: number;
 
-  @ApiProperty({ type: [Number], description: 'Every import mapping contributing the attribute, exactly once, highest priority first.', example: [14, 9] })
+  @ApiProperty({
+    type: [Number],
+    description: 'Every import mapping contributing the attribute, exactly once, highest priority first.',
+    example: [14, 9],
+  })
   @IsArray({ message: 'mappingIds must be an array of mapping ids, highest priority first.' })
   mappingIds: number[];
 }

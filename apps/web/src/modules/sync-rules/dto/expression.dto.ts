@@ -1,23 +1,37 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsISO8601, IsObject, IsOptional, IsString } from 'class-validator';
 
-const SAMPLE_VALUES = 'Attribute name → value: text, number, true/false, null, a list of those (a multi-valued attribute), or a date written { "$date": "2025-01-31T08:00:00Z" }. Names are matched ignoring case.';
+const SAMPLE_VALUES =
+  'Attribute name → value: text, number, true/false, null, a list of those (a multi-valued attribute), or a date written { "$date": "2025-01-31T08:00:00Z" }. Names are matched ignoring case.';
 
 export class TestExpressionDto {
   @ApiProperty({ maxLength: 10000, example: 'Lower(cs["givenName"]) + "." + Lower(cs["sn"])' })
   @IsString()
   expression: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: `Sample metaverse attributes (mv["…"]). ${SAMPLE_VALUES}`, example: { 'Display Name': 'Ada Lovelace' } })
-  @IsOptional() @IsObject()
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: `Sample metaverse attributes (mv["…"]). ${SAMPLE_VALUES}`,
+    example: { 'Display Name': 'Ada Lovelace' },
+  })
+  @IsOptional()
+  @IsObject()
   mv?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: `Sample connected system attributes (cs["…"]). ${SAMPLE_VALUES}`, example: { givenName: 'Ada', sn: 'Lovelace' } })
-  @IsOptional() @IsObject()
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: `Sample connected system attributes (cs["…"]). ${SAMPLE_VALUES}`,
+    example: { givenName: 'Ada', sn: 'Lovelace' },
+  })
+  @IsOptional()
+  @IsObject()
   cs?: Record<string, unknown>;
 
   @ApiPropertyOptional({ format: 'date-time', description: 'The clock Now() and Today() read (default: the server clock).' })
-  @IsOptional() @IsISO8601({ strict: true })
+  @IsOptional()
+  @IsISO8601({ strict: true })
   now?: string;
 }
 
@@ -40,13 +54,25 @@ export class ExpressionEvaluationErrorDto {
 }
 
 export class TestExpressionResultDto {
-  @ApiPropertyOptional({ nullable: true, description: 'The result as JSON: dates as ISO 8601 text, lists as arrays; null when evaluation failed (or the result is null).' })
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'The result as JSON: dates as ISO 8601 text, lists as arrays; null when evaluation failed (or the result is null).',
+  })
   result: unknown;
 
-  @ApiPropertyOptional({ nullable: true, enum: ['text', 'number', 'boolean', 'date', 'list', 'null'], description: 'Null when evaluation failed.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    enum: ['text', 'number', 'boolean', 'date', 'list', 'null'],
+    description: 'Null when evaluation failed.',
+  })
   resultType: string | null;
 
-  @ApiPropertyOptional({ nullable: true, type: String, description: 'The result as the expression reference shows it (text quoted, dates marked).', example: '"ada.lovelace"' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    description: 'The result as the expression reference shows it (text quoted, dates marked).',
+    example: '"ada.lovelace"',
+  })
   resultText: string | null;
 
   @ApiProperty({ type: ExpressionInputsDto, description: 'The attributes the expression reads.' }) inputs: ExpressionInputsDto;
@@ -54,7 +80,11 @@ export class TestExpressionResultDto {
   @ApiProperty({ type: [String], description: 'Functions the expression calls.' }) functions: string[];
   @ApiProperty({ description: 'False when the result depends on the clock or randomness.' }) deterministic: boolean;
 
-  @ApiPropertyOptional({ nullable: true, type: ExpressionEvaluationErrorDto, description: 'Set when evaluation failed (the expression compiled but could not be evaluated with these values).' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: ExpressionEvaluationErrorDto,
+    description: 'Set when evaluation failed (the expression compiled but could not be evaluated with these values).',
+  })
   error: ExpressionEvaluationErrorDto | null;
 }
 

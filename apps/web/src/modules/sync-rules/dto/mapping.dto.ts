@@ -8,59 +8,113 @@ const ID = { message: '$property must be a positive whole number.' };
 /** A source in the create/update body (spec 4.8). */
 export class MappingSourceInputDto {
   @ApiPropertyOptional({ default: 0, minimum: 0, description: 'Evaluation order.' })
-  @IsOptional() @IsInt() @Min(0) @Max(1_000_000)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
   order?: number;
 
-  @ApiPropertyOptional({ nullable: true, type: Number, description: 'Import rules: a selected attribute of the rule\'s connected system object type.' })
-  @IsOptional() @IsInt(ID) @Min(1, ID) @Max(2_147_483_647, ID)
+  @ApiPropertyOptional({
+    nullable: true,
+    type: Number,
+    description: "Import rules: a selected attribute of the rule's connected system object type.",
+  })
+  @IsOptional()
+  @IsInt(ID)
+  @Min(1, ID)
+  @Max(2_147_483_647, ID)
   connectedSystemAttributeId?: number | null;
 
-  @ApiPropertyOptional({ nullable: true, type: Number, description: 'Export rules: an attribute of the rule\'s metaverse object type.' })
-  @IsOptional() @IsInt(ID) @Min(1, ID) @Max(2_147_483_647, ID)
+  @ApiPropertyOptional({ nullable: true, type: Number, description: "Export rules: an attribute of the rule's metaverse object type." })
+  @IsOptional()
+  @IsInt(ID)
+  @Min(1, ID)
+  @Max(2_147_483_647, ID)
   metaverseAttributeId?: number | null;
 
-  @ApiPropertyOptional({ nullable: true, type: String, maxLength: 10000, example: 'Trim(cs["givenName"]) + " " + Trim(cs["sn"])',
-    description: 'An expression (docs/expressions.md), validated when saved: errors carry line and column. A source may be an expression alone.' })
-  @IsOptional() @IsString()
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    maxLength: 10000,
+    example: 'Trim(cs["givenName"]) + " " + Trim(cs["sn"])',
+    description:
+      'An expression (docs/expressions.md), validated when saved: errors carry line and column. A source may be an expression alone.',
+  })
+  @IsOptional()
+  @IsString()
   expression?: string | null;
 }
 
 class MappingFieldsDto {
-  @ApiPropertyOptional({ nullable: true, type: Number, description: 'Required for Import rules: an attribute of the rule\'s metaverse object type.' })
-  @IsOptional() @IsInt(ID) @Min(1, ID) @Max(2_147_483_647, ID)
+  @ApiPropertyOptional({
+    nullable: true,
+    type: Number,
+    description: "Required for Import rules: an attribute of the rule's metaverse object type.",
+  })
+  @IsOptional()
+  @IsInt(ID)
+  @Min(1, ID)
+  @Max(2_147_483_647, ID)
   targetMetaverseAttributeId?: number | null;
 
-  @ApiPropertyOptional({ nullable: true, type: Number, description: 'Required for Export rules: a selected, writable attribute of the rule\'s connected system object type.' })
-  @IsOptional() @IsInt(ID) @Min(1, ID) @Max(2_147_483_647, ID)
+  @ApiPropertyOptional({
+    nullable: true,
+    type: Number,
+    description: "Required for Export rules: a selected, writable attribute of the rule's connected system object type.",
+  })
+  @IsOptional()
+  @IsInt(ID)
+  @Min(1, ID)
+  @Max(2_147_483_647, ID)
   targetConnectedSystemAttributeId?: number | null;
 
-  @ApiPropertyOptional({ minimum: 1, description: 'Import rules only: position among the contributors of the target metaverse attribute (1 = highest); default last. Past the end means last.' })
-  @IsOptional() @IsInt() @Min(1)
+  @ApiPropertyOptional({
+    minimum: 1,
+    description:
+      'Import rules only: position among the contributors of the target metaverse attribute (1 = highest); default last. Past the end means last.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
   priority?: number;
 
-  @ApiPropertyOptional({ default: false, description: 'Import rules only: an empty value from this mapping still wins (it asserts the attribute is empty).' })
-  @IsOptional() @IsBoolean()
+  @ApiPropertyOptional({
+    default: false,
+    description: 'Import rules only: an empty value from this mapping still wins (it asserts the attribute is empty).',
+  })
+  @IsOptional()
+  @IsBoolean()
   nullIsValue?: boolean;
 
-  @ApiPropertyOptional({ default: false, description: 'Export rules only: flow when the object is created (provisioned), never on updates.' })
-  @IsOptional() @IsBoolean()
+  @ApiPropertyOptional({
+    default: false,
+    description: 'Export rules only: flow when the object is created (provisioned), never on updates.',
+  })
+  @IsOptional()
+  @IsBoolean()
   initialExportOnly?: boolean;
 
   @ApiPropertyOptional({ default: true })
-  @IsOptional() @IsBoolean()
+  @IsOptional()
+  @IsBoolean()
   enabled?: boolean;
 }
 
 export class CreateMappingDto extends MappingFieldsDto {
   @ApiProperty({ type: [MappingSourceInputDto], minItems: 1, maxItems: 20, description: 'At least one source.' })
-  @IsArray({ message: 'sources must list at least one source.' }) @ValidateNested({ each: true }) @Type(() => MappingSourceInputDto)
+  @IsArray({ message: 'sources must list at least one source.' })
+  @ValidateNested({ each: true })
+  @Type(() => MappingSourceInputDto)
   sources: MappingSourceInputDto[];
 }
 
 /** Partial update; `sources`, when given, replaces every source. */
 export class UpdateMappingDto extends MappingFieldsDto {
   @ApiPropertyOptional({ type: [MappingSourceInputDto], minItems: 1, maxItems: 20, description: 'Replaces every source.' })
-  @IsOptional() @IsArray({ message: 'sources must list at least one source.' }) @ValidateNested({ each: true }) @Type(() => MappingSourceInputDto)
+  @IsOptional()
+  @IsArray({ message: 'sources must list at least one source.' })
+  @ValidateNested({ each: true })
+  @Type(() => MappingSourceInputDto)
   sources?: MappingSourceInputDto[];
 }
 
@@ -83,10 +137,18 @@ export class MappingDto {
   @ApiPropertyOptional({ nullable: true, type: String }) targetMetaverseAttributeName: string | null;
   @ApiPropertyOptional({ nullable: true, type: Number, description: 'Export rules.' }) targetConnectedSystemAttributeId: number | null;
   @ApiPropertyOptional({ nullable: true, type: String }) targetConnectedSystemAttributeName: string | null;
-  @ApiProperty({ enum: MappingSourceType, description: 'Derived: one source without expression → AttributeMapping; one with an expression → ExpressionMapping; several → AdvancedMapping.' })
+  @ApiProperty({
+    enum: MappingSourceType,
+    description:
+      'Derived: one source without expression → AttributeMapping; one with an expression → ExpressionMapping; several → AdvancedMapping.',
+  })
   sourceType: MappingSourceType;
   @ApiProperty({ type: [MappingSourceDto], description: 'Ordered by order, then id.' }) sources: MappingSourceDto[];
-  @ApiPropertyOptional({ nullable: true, type: Number, description: 'Import rules: attribute priority among the contributors of the target (1 = highest); null on Export rules.' })
+  @ApiPropertyOptional({
+    nullable: true,
+    type: Number,
+    description: 'Import rules: attribute priority among the contributors of the target (1 = highest); null on Export rules.',
+  })
   priority: number | null;
   @ApiProperty() nullIsValue: boolean;
   @ApiProperty() initialExportOnly: boolean;

@@ -5,36 +5,63 @@ const ID = { message: '$property must be a positive whole number.' };
 
 class MatchingRuleFieldsDto {
   @ApiPropertyOptional({ default: false, description: 'Compare respecting case (default: ignoring case).' })
-  @IsOptional() @IsBoolean()
+  @IsOptional()
+  @IsBoolean()
   caseSensitive?: boolean;
 
-  @ApiPropertyOptional({ minimum: 1, description: '1-based position in evaluation order (1 = tried first); default last. Past the end means last.' })
-  @IsOptional() @IsInt() @Min(1)
+  @ApiPropertyOptional({
+    minimum: 1,
+    description: '1-based position in evaluation order (1 = tried first); default last. Past the end means last.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
   order?: number;
 }
 
 export class CreateMatchingRuleDto extends MatchingRuleFieldsDto {
-  @ApiProperty({ type: [Number], minItems: 1, maxItems: 10, example: [41], description: 'Selected attributes of the rule\'s connected system object type; the values of all of them are candidates.' })
-  @IsArray({ message: 'connectedSystemAttributeIds must list at least one connected system attribute id.' }) @IsInt({ each: true, ...ID })
+  @ApiProperty({
+    type: [Number],
+    minItems: 1,
+    maxItems: 10,
+    example: [41],
+    description: "Selected attributes of the rule's connected system object type; the values of all of them are candidates.",
+  })
+  @IsArray({ message: 'connectedSystemAttributeIds must list at least one connected system attribute id.' })
+  @IsInt({ each: true, ...ID })
   connectedSystemAttributeIds: number[];
 
-  @ApiProperty({ description: 'A String, Text, Guid, Integer or LongNumber attribute of the rule\'s metaverse object type; indexed automatically.', example: 8 })
-  @IsInt(ID) @Min(1, ID) @Max(2_147_483_647, ID)
+  @ApiProperty({
+    description: "A String, Text, Guid, Integer or LongNumber attribute of the rule's metaverse object type; indexed automatically.",
+    example: 8,
+  })
+  @IsInt(ID)
+  @Min(1, ID)
+  @Max(2_147_483_647, ID)
   metaverseAttributeId: number;
 }
 
 export class UpdateMatchingRuleDto extends MatchingRuleFieldsDto {
   @ApiPropertyOptional({ type: [Number], minItems: 1, maxItems: 10 })
-  @IsOptional() @IsArray({ message: 'connectedSystemAttributeIds must list at least one connected system attribute id.' }) @IsInt({ each: true, ...ID })
+  @IsOptional()
+  @IsArray({ message: 'connectedSystemAttributeIds must list at least one connected system attribute id.' })
+  @IsInt({ each: true, ...ID })
   connectedSystemAttributeIds?: number[];
 
   @ApiPropertyOptional()
-  @IsOptional() @IsInt(ID) @Min(1, ID) @Max(2_147_483_647, ID)
+  @IsOptional()
+  @IsInt(ID)
+  @Min(1, ID)
+  @Max(2_147_483_647, ID)
   metaverseAttributeId?: number;
 }
 
 export class MatchingRuleOrderDto {
-  @ApiProperty({ type: [Number], description: 'Every matching rule of the sync rule, exactly once, first tried first.', example: [7, 5, 6] })
+  @ApiProperty({
+    type: [Number],
+    description: 'Every matching rule of the sync rule, exactly once, first tried first.',
+    example: [7, 5, 6],
+  })
   @IsArray({ message: 'matchingRuleIds must be an array of matching rule ids.' })
   matchingRuleIds: number[];
 }

@@ -21,17 +21,26 @@ const RELATIVE_DATE_SCHEMA = {
 
 /** One comparison of a scoping group (docs/sync-rules.md, "Scoping criteria"). */
 export class ScopingCriterionDto {
-  @ApiProperty({ description: 'Import rules: a selected attribute of the rule\'s connected system object type. Export rules: an attribute of its metaverse object type.', example: 12 })
+  @ApiProperty({
+    description:
+      "Import rules: a selected attribute of the rule's connected system object type. Export rules: an attribute of its metaverse object type.",
+    example: 12,
+  })
   attributeId: number;
 
-  @ApiProperty({ enum: ScopingOperator, description: 'Operators depend on the attribute type: text supports Equals…NotContains; numbers and dates Equals, NotEquals and the orderings; Boolean and Guid Equals/NotEquals; every type IsPresent/IsNotPresent (the only ones for Reference and Binary).' })
+  @ApiProperty({
+    enum: ScopingOperator,
+    description:
+      'Operators depend on the attribute type: text supports Equals…NotContains; numbers and dates Equals, NotEquals and the orderings; Boolean and Guid Equals/NotEquals; every type IsPresent/IsNotPresent (the only ones for Reference and Binary).',
+  })
   operator: ScopingOperator;
 
   @ApiPropertyOptional({
     nullable: true,
-    description: 'The value to compare with; absent or null for IsPresent/IsNotPresent. Text for text and Guid attributes, a number for numbers, true/false for Boolean. '
-      + 'DateTime: an ISO 8601 date or date-time (UTC unless it names an offset; stored as an ISO instant), a relative date as text such as "30 days ago" or "2 weeks from now", '
-      + 'or { "relative": { "amount": 30, "unit": "Days", "direction": "Ago" } } (text is stored in this form).',
+    description:
+      'The value to compare with; absent or null for IsPresent/IsNotPresent. Text for text and Guid attributes, a number for numbers, true/false for Boolean. ' +
+      'DateTime: an ISO 8601 date or date-time (UTC unless it names an offset; stored as an ISO instant), a relative date as text such as "30 days ago" or "2 weeks from now", ' +
+      'or { "relative": { "amount": 30, "unit": "Days", "direction": "Ago" } } (text is stored in this form).',
     oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, RELATIVE_DATE_SCHEMA],
     example: 'Sales',
   })
@@ -53,8 +62,9 @@ export class ScopingGroupDto {
   groups?: ScopingGroupDto[];
 }
 
-export const SCOPING_CRITERIA_DESCRIPTION = 'Top-level groups OR together; an empty array puts every object in scope. At most 5 levels, 50 groups and 200 criteria. '
-  + 'Validated against the rule\'s attributes; errors name the path, e.g. scopingCriteria[0].criteria[1].operator.';
+export const SCOPING_CRITERIA_DESCRIPTION =
+  'Top-level groups OR together; an empty array puts every object in scope. At most 5 levels, 50 groups and 200 criteria. ' +
+  "Validated against the rule's attributes; errors name the path, e.g. scopingCriteria[0].criteria[1].operator.";
 
 /** Body of PUT /sync-rules/{id}/scoping-criteria. */
 export class SetScopingCriteriaDto {
@@ -65,6 +75,9 @@ export class SetScopingCriteriaDto {
 
 export class ScopingCriteriaDto {
   @ApiProperty() syncRuleId: number;
-  @ApiProperty({ type: [ScopingGroupDto], description: 'As stored: defaults filled in, absolute dates as ISO instants, relative dates as objects.' })
+  @ApiProperty({
+    type: [ScopingGroupDto],
+    description: 'As stored: defaults filled in, absolute dates as ISO instants, relative dates as objects.',
+  })
   scopingCriteria: ScopingGroupDto[];
 }

@@ -11,55 +11,90 @@ const ID = { message: '$property must be a positive whole number.' };
 
 export class SyncRuleListQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Only rules of this connected system.' })
-  @IsOptional() @Type(() => Number) @IsInt(ID) @Min(1, ID) @Max(2_147_483_647, ID)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt(ID)
+  @Min(1, ID)
+  @Max(2_147_483_647, ID)
   connectedSystemId?: number;
 
   @ApiPropertyOptional({ enum: SyncRuleDirection })
-  @IsOptional() @IsIn(Object.values(SyncRuleDirection), { message: 'direction must be Import or Export.' })
+  @IsOptional()
+  @IsIn(Object.values(SyncRuleDirection), { message: 'direction must be Import or Export.' })
   direction?: SyncRuleDirection;
 
   @ApiPropertyOptional({ description: 'Only rules of this metaverse object type.' })
-  @IsOptional() @Type(() => Number) @IsInt(ID) @Min(1, ID) @Max(2_147_483_647, ID)
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt(ID)
+  @Min(1, ID)
+  @Max(2_147_483_647, ID)
   metaverseObjectTypeId?: number;
 }
 
 class SyncRuleFieldsDto {
   @ApiPropertyOptional({ maxLength: 2000, nullable: true, type: String })
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(2000)
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsString()
+  @MaxLength(2000)
   description?: string | null;
 
-  @ApiPropertyOptional({ description: 'Import rules only: create a metaverse object for an in-scope object that matches none.', default: false })
-  @IsOptional() @IsBoolean()
+  @ApiPropertyOptional({
+    description: 'Import rules only: create a metaverse object for an in-scope object that matches none.',
+    default: false,
+  })
+  @IsOptional()
+  @IsBoolean()
   projectToMetaverse?: boolean;
 
-  @ApiPropertyOptional({ description: 'Export rules only: create the object in the connected system for an in-scope metaverse object that has none there.', default: false })
-  @IsOptional() @IsBoolean()
+  @ApiPropertyOptional({
+    description: 'Export rules only: create the object in the connected system for an in-scope metaverse object that has none there.',
+    default: false,
+  })
+  @IsOptional()
+  @IsBoolean()
   provisionToConnectedSystem?: boolean;
 
   @ApiPropertyOptional({ default: true })
-  @IsOptional() @IsBoolean()
+  @IsOptional()
+  @IsBoolean()
   enabled?: boolean;
 
-  @ApiPropertyOptional({ enum: InboundOutOfScopeAction, default: InboundOutOfScopeAction.Disconnect, description: 'Import rules only: what happens to a joined object that leaves the scope.' })
-  @IsOptional() @IsIn(Object.values(InboundOutOfScopeAction), { message: 'inboundOutOfScopeAction must be RemainJoined or Disconnect.' })
+  @ApiPropertyOptional({
+    enum: InboundOutOfScopeAction,
+    default: InboundOutOfScopeAction.Disconnect,
+    description: 'Import rules only: what happens to a joined object that leaves the scope.',
+  })
+  @IsOptional()
+  @IsIn(Object.values(InboundOutOfScopeAction), { message: 'inboundOutOfScopeAction must be RemainJoined or Disconnect.' })
   inboundOutOfScopeAction?: InboundOutOfScopeAction;
 
-  @ApiPropertyOptional({ enum: OutboundDeprovisionAction, default: OutboundDeprovisionAction.Disconnect, description: 'Export rules only: what happens to a joined object whose metaverse object leaves the scope.' })
-  @IsOptional() @IsIn(Object.values(OutboundDeprovisionAction), { message: 'outboundDeprovisionAction must be Disconnect or Delete.' })
+  @ApiPropertyOptional({
+    enum: OutboundDeprovisionAction,
+    default: OutboundDeprovisionAction.Disconnect,
+    description: 'Export rules only: what happens to a joined object whose metaverse object leaves the scope.',
+  })
+  @IsOptional()
+  @IsIn(Object.values(OutboundDeprovisionAction), { message: 'outboundDeprovisionAction must be Disconnect or Delete.' })
   outboundDeprovisionAction?: OutboundDeprovisionAction;
 
   @ApiPropertyOptional({ type: [ScopingGroupDto], default: [], description: SCOPING_CRITERIA_DESCRIPTION })
-  @IsOptional() @IsArray({ message: 'scopingCriteria must be an array of groups (an empty array: every object is in scope).' })
+  @IsOptional()
+  @IsArray({ message: 'scopingCriteria must be an array of groups (an empty array: every object is in scope).' })
   scopingCriteria?: unknown[];
 }
 
 export class CreateSyncRuleDto extends SyncRuleFieldsDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'HR users in', description: 'Unique (ignoring case) among sync rules.' })
-  @IsString() @MaxLength(200)
+  @IsString()
+  @MaxLength(200)
   name: string;
 
   @ApiProperty({ description: 'The connected system; immutable.' })
-  @IsInt(ID) @Min(1, ID) @Max(2_147_483_647, ID)
+  @IsInt(ID)
+  @Min(1, ID)
+  @Max(2_147_483_647, ID)
   connectedSystemId: number;
 
   @ApiProperty({ enum: SyncRuleDirection, description: 'Immutable.' })
@@ -67,34 +102,48 @@ export class CreateSyncRuleDto extends SyncRuleFieldsDto {
   direction: SyncRuleDirection;
 
   @ApiProperty({ description: 'An object type of the connected system that is selected for synchronisation.' })
-  @IsInt(ID) @Min(1, ID) @Max(2_147_483_647, ID)
+  @IsInt(ID)
+  @Min(1, ID)
+  @Max(2_147_483_647, ID)
   connectedSystemObjectTypeId: number;
 
   @ApiProperty({ description: 'A metaverse object type, e.g. the built-in User.' })
-  @IsInt(ID) @Min(1, ID) @Max(2_147_483_647, ID)
+  @IsInt(ID)
+  @Min(1, ID)
+  @Max(2_147_483_647, ID)
   metaverseObjectTypeId: number;
 }
 
 /** Partial update; direction and connectedSystemId may be repeated unchanged but never changed. */
 export class UpdateSyncRuleDto extends SyncRuleFieldsDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
-  @IsOptional() @IsString() @MaxLength(200)
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
   name?: string;
 
   @ApiPropertyOptional({ description: 'Immutable: only the current value is accepted.' })
-  @IsOptional() @IsInt(ID)
+  @IsOptional()
+  @IsInt(ID)
   connectedSystemId?: number;
 
   @ApiPropertyOptional({ enum: SyncRuleDirection, description: 'Immutable: only the current value is accepted.' })
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   direction?: string;
 
   @ApiPropertyOptional({ description: 'Changeable only while the rule has no mappings, matching rules or criteria on the old type.' })
-  @IsOptional() @IsInt(ID) @Min(1, ID) @Max(2_147_483_647, ID)
+  @IsOptional()
+  @IsInt(ID)
+  @Min(1, ID)
+  @Max(2_147_483_647, ID)
   connectedSystemObjectTypeId?: number;
 
   @ApiPropertyOptional({ description: 'Changeable only while the rule has no mappings, matching rules or criteria on the old type.' })
-  @IsOptional() @IsInt(ID) @Min(1, ID) @Max(2_147_483_647, ID)
+  @IsOptional()
+  @IsInt(ID)
+  @Min(1, ID)
+  @Max(2_147_483_647, ID)
   metaverseObjectTypeId?: number;
 }
 
@@ -112,8 +161,10 @@ export class SyncRuleDto {
   @ApiProperty() metaverseObjectTypeName: string;
   @ApiProperty({ description: 'Always false on Export rules.' }) projectToMetaverse: boolean;
   @ApiProperty({ description: 'Always false on Import rules.' }) provisionToConnectedSystem: boolean;
-  @ApiPropertyOptional({ enum: InboundOutOfScopeAction, nullable: true, description: 'Null on Export rules.' }) inboundOutOfScopeAction: InboundOutOfScopeAction | null;
-  @ApiPropertyOptional({ enum: OutboundDeprovisionAction, nullable: true, description: 'Null on Import rules.' }) outboundDeprovisionAction: OutboundDeprovisionAction | null;
+  @ApiPropertyOptional({ enum: InboundOutOfScopeAction, nullable: true, description: 'Null on Export rules.' })
+  inboundOutOfScopeAction: InboundOutOfScopeAction | null;
+  @ApiPropertyOptional({ enum: OutboundDeprovisionAction, nullable: true, description: 'Null on Import rules.' })
+  outboundDeprovisionAction: OutboundDeprovisionAction | null;
   @ApiProperty({ description: 'False when every object is in scope.' }) hasScopingCriteria: boolean;
   @ApiProperty() mappingCount: number;
   @ApiProperty() matchingRuleCount: number;
