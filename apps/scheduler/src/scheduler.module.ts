@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ApplicationModule } from '@meridian/application';
+import { ApplicationCoreModule, ScheduleRunnerModule, SchedulesServicesModule } from '@meridian/application';
 import { APP_CONFIG, AppConfig, Logger, LOGGER, PlatformModule } from '@meridian/platform';
 import { LeaderService } from './leader.service';
 import { ScheduleDispatcher } from './schedule-dispatcher.service';
@@ -11,7 +11,12 @@ export class SchedulerModule {
   static forRoot(config: AppConfig, logger: Logger, options: SchedulerOptions = {}): DynamicModule {
     return {
       module: SchedulerModule,
-      imports: [PlatformModule.forRoot(config, logger), ApplicationModule.forRoot(config)],
+      imports: [
+        PlatformModule.forRoot(config, logger),
+        ApplicationCoreModule.forRoot(config),
+        SchedulesServicesModule,
+        ScheduleRunnerModule,
+      ],
       providers: [
         { provide: SCHEDULER_OPTIONS, useValue: options },
         {

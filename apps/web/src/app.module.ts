@@ -1,7 +1,7 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
-import { ApiKeysService, ApplicationModule } from '@meridian/application';
+import { AccessModule, ApiKeysService, ApplicationCoreModule } from '@meridian/application';
 import {
   ApiKeyStrategy,
   APP_CONFIG,
@@ -56,7 +56,8 @@ export class AppModule {
       module: AppModule,
       imports: [
         PlatformModule.forRoot(config, logger),
-        ApplicationModule.forRoot(config),
+        ApplicationCoreModule.forRoot(config),
+        AccessModule,
         DiscoveryModule,
         PassportModule,
         HealthModule,

@@ -1,5 +1,7 @@
-import { INestApplication } from '@nestjs/common';
-import { closeLogger, createServiceLogger, loadConfig, Logger } from '@meridian/platform';
+import { DynamicModule, INestApplication, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ApplicationCoreModule, ScheduleExecutionRunner, ScheduleRunnerModule } from '@meridian/application';
+import { AppConfig, closeLogger, createServiceLogger, loadConfig, Logger, NestWinstonLogger, PlatformModule } from '@meridian/platform';
 import { createTestDatabase, createTestEnvironment, TestDatabase, TestEnvironment } from '@meridian/testing';
 import request from 'supertest';
 import { createWebApp } from '../src/bootstrap';
@@ -45,4 +47,28 @@ export async function startWebApp(overrides: Record<string, string> = {}, option
     }
   }
   return harness;
+}
+
+@Module({})
+class ScheduleRunnerHost {
+  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
+    return {
+      module: ScheduleRunnerHost,
+      imports: [PlatformModule.forRoot(config, logger), ApplicationCoreModule.forRoot(config), ScheduleRunnerModule],
+    };
+  }
+}
+
+/**
+ * The schedule execution runner as the scheduler process hosts it (the web app does not run schedules),
+ * on the harness's database, for tests that drive executions through their steps.
+ */
+export async function startScheduleRunner(h: WebHarness): Promise<{ runner: ScheduleExecutionRunner; close(): Promise<void> }> {
+  const config = loadConfig('scheduler', h.env.env);
+  const context = await NestFactory.createApplicationContext(ScheduleRunnerHost.forRoot(config, h.logger), {
+    logger: new NestWinstonLogger(h.logger),
+    abortOnError: false,
+  });
+  await context.init();
+  return { runner: context.get(ScheduleExecutionRunner), close: () => context.close() };
 }

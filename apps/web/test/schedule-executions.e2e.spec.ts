@@ -1,10 +1,9 @@
-import { ScheduleExecutionRunner } from '@meridian/application';
 import { waitFor } from '@meridian/testing';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { startWebApp, WebHarness } from './harness';
+import { startScheduleRunner, startWebApp, WebHarness } from './harness';
 
 const MISSING = '6b1f3c2e-9a4d-4e6f-8b7a-1c2d3e4f5a6b';
 
@@ -261,7 +260,8 @@ describe('schedule executions API (spec 4.5) and POST /schedules/{id}/run', () =
     });
 
     it('cancelling a running execution through the API kills its process group; Cancelled is never overwritten', async () => {
-      const runner = h.app.get(ScheduleExecutionRunner);
+      const host = await startScheduleRunner(h);
+      const { runner } = host;
       let stop = false;
       const loop = (async () => {
         while (!stop) {
@@ -303,6 +303,7 @@ describe('schedule executions API (spec 4.5) and POST /schedules/{id}/run', () =
       } finally {
         stop = true;
         await loop;
+        await host.close();
       }
     });
   });

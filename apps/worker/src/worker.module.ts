@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ApplicationModule } from '@meridian/application';
+import { ApplicationCoreModule, ConnectedSystemsServicesModule, EngineModule, QueueProbesModule } from '@meridian/application';
 import { AppConfig, Logger, PlatformModule } from '@meridian/platform';
 import { JOB_HANDLERS } from './handlers/job-handler';
 import { ConnectedSystemDeletionHandler } from './handlers/connected-system-deletion.handler';
@@ -16,7 +16,13 @@ export class WorkerModule {
   static forRoot(config: AppConfig, logger: Logger): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [PlatformModule.forRoot(config, logger), ApplicationModule.forRoot(config)],
+      imports: [
+        PlatformModule.forRoot(config, logger),
+        ApplicationCoreModule.forRoot(config),
+        EngineModule,
+        ConnectedSystemsServicesModule,
+        QueueProbesModule,
+      ],
       providers: [
         ...HANDLERS,
         { provide: JOB_HANDLERS, useFactory: (...handlers: unknown[]) => handlers, inject: HANDLERS },

@@ -4,12 +4,6 @@ import { JobQueue, JobsModule } from '@meridian/jobs';
 import { dataSourceOptions } from '@meridian/persistence';
 import { builtInConnectors, ConnectorRegistry } from '@meridian/connectors';
 import { AppConfig, Logger, LOGGER, PrincipalResolver, RateLimitPolicy, SecretBox } from '@meridian/platform';
-import { CERTIFICATES_PROVIDERS } from './certificates';
-import { CONNECTED_SYSTEMS_PROVIDERS } from './connected-systems';
-import { METAVERSE_PROVIDERS } from './metaverse';
-import { SCHEDULES_PROVIDERS } from './schedules';
-import { SYNC_RULES_PROVIDERS } from './sync-rules';
-import { ENGINE_PROVIDERS } from './engine';
 import { ActivitiesService } from './activities/activities.service';
 import { ActivityRunStatsQuery } from './activities/activity-run-stats.query';
 import { ApiKeysService } from './api-keys/api-keys.service';
@@ -20,25 +14,6 @@ import { QueueProbesService } from './probes/queue-probes.service';
 import { RolesService } from './roles/roles.service';
 import { LogLevelFollower } from './settings/log-level.follower';
 import { SettingsService } from './settings/settings.service';
-
-const SERVICES = [
-  ActivitiesService,
-  ActivityRunStatsQuery,
-  ApiKeysService,
-  SettingsService,
-  ReadinessService,
-  QueueProbesService,
-  RolesService,
-  LogReaderService,
-];
-const AREAS = [
-  ...METAVERSE_PROVIDERS,
-  ...CONNECTED_SYSTEMS_PROVIDERS,
-  ...SYNC_RULES_PROVIDERS,
-  ...CERTIFICATES_PROVIDERS,
-  ...SCHEDULES_PROVIDERS,
-  ...ENGINE_PROVIDERS,
-];
 
 /** Writes Redis connection problems to the service log (throttled by the queue). */
 @Injectable()
@@ -53,12 +28,18 @@ class QueueErrorLogger implements OnModuleInit {
   }
 }
 
-/** Use cases over persistence and jobs; every app imports this once with its configuration. */
+const CORE = [ActivitiesService, SettingsService, LogLevelFollower, SecretBox];
+
+/**
+ * What every process needs: the database, the job queue, the connectors, secrets, the activity log and
+ * service settings (every area records activities and reads settings). Each app imports this once with
+ * its configuration, then the area modules of what it runs (docs/architecture.md, "Modules per process").
+ */
 @Module({})
-export class ApplicationModule {
+export class ApplicationCoreModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
-      module: ApplicationModule,
+      module: ApplicationCoreModule,
       global: true,
       imports: [
         TypeOrmModule.forRoot({
@@ -68,18 +49,31 @@ export class ApplicationModule {
         }),
         JobsModule.forRoot({ redisUrl: config.redisUrl, prefix: config.redisPrefix, worker: config.service === 'worker' }),
       ],
-      providers: [
-        ...SERVICES,
-        ...AREAS,
-        SecretBox,
-        { provide: ConnectorRegistry, useFactory: () => new ConnectorRegistry(builtInConnectors()) },
-        DatabasePrincipalResolver,
-        QueueErrorLogger,
-        LogLevelFollower,
-        { provide: PrincipalResolver, useExisting: DatabasePrincipalResolver },
-        { provide: RateLimitPolicy, useExisting: SettingsService },
-      ],
-      exports: [...SERVICES, ...AREAS, SecretBox, ConnectorRegistry, PrincipalResolver, RateLimitPolicy, LogLevelFollower],
+      providers: [...CORE, QueueErrorLogger, { provide: ConnectorRegistry, useFactory: () => new ConnectorRegistry(builtInConnectors()) }],
+      exports: [...CORE, ConnectorRegistry],
     };
   }
 }
+
+const ACCESS = [ApiKeysService, RolesService, DatabasePrincipalResolver];
+
+/** Who may call the API: API keys, roles, the principal behind a request and the rate-limit policy. */
+@Module({
+  providers: [
+    ...ACCESS,
+    { provide: PrincipalResolver, useExisting: DatabasePrincipalResolver },
+    { provide: RateLimitPolicy, useExisting: SettingsService },
+  ],
+  exports: [...ACCESS, PrincipalResolver, RateLimitPolicy],
+})
+export class AccessModule {}
+
+const OPERATIONS = [ReadinessService, LogReaderService, ActivityRunStatsQuery];
+
+/** What operators read: readiness, the service logs and activity statistics. */
+@Module({ providers: OPERATIONS, exports: OPERATIONS })
+export class OperationsModule {}
+
+/** Queue probes: written by the API, answered by a worker. */
+@Module({ providers: [QueueProbesService], exports: [QueueProbesService] })
+export class QueueProbesModule {}

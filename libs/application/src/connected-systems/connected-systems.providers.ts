@@ -8,7 +8,7 @@ import { ConnectorSpaceQuery } from './connector-space.query';
 import { PendingExportsQuery } from './pending-exports.query';
 import { RunProfilesService } from './run-profiles.service';
 
-/** Services of this area, registered by ApplicationModule. */
+/** Services of this area, registered by the area module. */
 export const CONNECTED_SYSTEMS_PROVIDERS: Provider[] = [
   ConnectorContextFactory,
   ConnectedSystemsService,

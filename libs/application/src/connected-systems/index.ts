@@ -9,3 +9,4 @@ export * from './run-profiles.service';
 export * from './connector-space.query';
 export * from './pending-exports.query';
 export type { PendingExportAttributeChangeView, PendingExportView } from './pending-export.views';
+export * from './connected-systems.module';

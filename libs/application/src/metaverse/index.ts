@@ -12,3 +12,4 @@ export {
   MAX_LOOKUP_VALUE_LENGTH as MAX_METAVERSE_LOOKUP_VALUE_LENGTH,
   refreshObjectLookups as refreshMetaverseObjectLookups,
 } from './metaverse-lookups';
+export * from './metaverse.module';

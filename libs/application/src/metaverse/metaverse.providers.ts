@@ -5,7 +5,7 @@ import { MetaverseObjectsQuery } from './metaverse-objects.query';
 import { MetaverseObjectsWriter } from './metaverse-objects.writer';
 import { PendingDeletionsQuery } from './pending-deletions.query';
 
-/** Services of this area, registered by ApplicationModule. */
+/** Services of this area, registered by the area module. */
 export const METAVERSE_PROVIDERS: Provider[] = [
   MetaverseObjectTypesService,
   MetaverseAttributesService,

@@ -12,3 +12,4 @@ export * from './steps/sql-statements';
 export * from './steps/local-step.launcher';
 export * from './schedules.service';
 export * from './script-paths';
+export * from './schedules.module';

@@ -5,11 +5,8 @@ import { ScheduleExecutionsService } from './schedule-executions.service';
 import { SchedulesService } from './schedules.service';
 import { StepSecrets } from './step-secrets';
 
-/** Services of this area, registered by ApplicationModule. */
-export const SCHEDULES_PROVIDERS: Provider[] = [
-  ScheduleClock,
-  ScheduleExecutionsService,
-  ScheduleExecutionRunner,
-  StepSecrets,
-  SchedulesService,
-];
+/** Services of this area, registered by SchedulesServicesModule. */
+export const SCHEDULES_PROVIDERS: Provider[] = [ScheduleClock, ScheduleExecutionsService, SchedulesService];
+
+/** The execution runner and what its steps need, registered by ScheduleRunnerModule. */
+export const SCHEDULE_RUNNER_PROVIDERS: Provider[] = [ScheduleExecutionRunner, StepSecrets];

@@ -6,3 +6,4 @@ export * from './matching-rules.service';
 export * from './attribute-priorities.service';
 export * from './expression-tester.service';
 export * from './mapping-expressions';
+export * from './sync-rules.module';

@@ -6,7 +6,7 @@ import { MatchingRulesService } from './matching-rules.service';
 import { SyncRuleMappingsService } from './sync-rule-mappings.service';
 import { SyncRulesService } from './sync-rules.service';
 
-/** Services of this area, registered by ApplicationModule. */
+/** Services of this area, registered by the area module. */
 export const SYNC_RULES_PROVIDERS: Provider[] = [
   MappingExpressions,
   SyncRulesService,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { OperationsModule } from '@meridian/application';
 import { ActivitiesController } from './activities.controller';
 
-@Module({ controllers: [ActivitiesController] })
+@Module({ imports: [OperationsModule], controllers: [ActivitiesController] })
 export class ActivitiesModule {}

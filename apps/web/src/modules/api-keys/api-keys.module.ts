@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { AccessModule } from '@meridian/application';
 import { ApiKeysController } from './api-keys.controller';
 
-@Module({ controllers: [ApiKeysController] })
+@Module({ imports: [AccessModule], controllers: [ApiKeysController] })
 export class ApiKeysModule {}

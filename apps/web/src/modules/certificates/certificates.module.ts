@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { CertificatesServicesModule } from '@meridian/application';
 import { CertificatesController } from './certificates.controller';
 
-@Module({ controllers: [CertificatesController] })
+@Module({ imports: [CertificatesServicesModule], controllers: [CertificatesController] })
 export class CertificatesModule {}

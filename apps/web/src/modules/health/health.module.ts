@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { OperationsModule } from '@meridian/application';
 import { HealthController } from './health.controller';
 
-@Module({ controllers: [HealthController] })
+@Module({ imports: [OperationsModule], controllers: [HealthController] })
 export class HealthModule {}

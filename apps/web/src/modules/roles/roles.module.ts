@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { AccessModule } from '@meridian/application';
 import { RolesController } from './roles.controller';
 
-@Module({ controllers: [RolesController] })
+@Module({ imports: [AccessModule], controllers: [RolesController] })
 export class RolesModule {}

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { SchedulesServicesModule } from '@meridian/application';
 import { SchedulesController } from './schedules.controller';
 
-@Module({ controllers: [SchedulesController] })
+@Module({ imports: [SchedulesServicesModule], controllers: [SchedulesController] })
 export class SchedulesModule {}

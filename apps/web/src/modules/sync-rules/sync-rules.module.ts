@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { SyncRulesServicesModule } from '@meridian/application';
 import { AttributePrioritiesController } from './attribute-priorities.controller';
 import { ExpressionsController } from './expressions.controller';
 import { MatchingRulesController } from './matching-rules.controller';
@@ -6,6 +7,7 @@ import { SyncRuleMappingsController } from './sync-rule-mappings.controller';
 import { SyncRulesController } from './sync-rules.controller';
 
 @Module({
+  imports: [SyncRulesServicesModule],
   controllers: [
     SyncRulesController,
     SyncRuleMappingsController,

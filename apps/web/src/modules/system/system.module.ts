@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { QueueProbesModule } from '@meridian/application';
 import { QueueProbesController } from './queue-probes.controller';
 
-@Module({ controllers: [QueueProbesController] })
+@Module({ imports: [QueueProbesModule], controllers: [QueueProbesController] })
 export class SystemModule {}
