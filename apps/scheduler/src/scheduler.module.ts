@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ApplicationModule } from '@meridian/application';
-import { APP_CONFIG, AppConfig, Logger, LOGGER, PlatformModule } from '@meridian/platform';
+import { AppConfig, Logger, PlatformModule } from '@meridian/platform';
 import { LeaderService } from './leader.service';
 import { ScheduleDispatcher } from './schedule-dispatcher.service';
 import { ScheduleTickService } from './schedule-tick.service';
@@ -11,21 +11,11 @@ export class SchedulerModule {
   static forRoot(config: AppConfig, logger: Logger, options: SchedulerOptions = {}): DynamicModule {
     return {
       module: SchedulerModule,
-      imports: [PlatformModule.forRoot(config, logger), ApplicationModule.forRoot(config)],
-      providers: [
-        { provide: SCHEDULER_OPTIONS, useValue: options },
-        {
-          provide: LeaderService,
-          inject: [APP_CONFIG, LOGGER],
-          useFactory: (appConfig: AppConfig, log: Logger) => {
-            const leader = new LeaderService(appConfig, log);
-            if (options.leaderIntervalMs !== undefined) leader.intervalMs = options.leaderIntervalMs;
-            return leader;
-          },
-        },
-        ScheduleDispatcher,
-        ScheduleTickService,
+      imports: [
+        PlatformModule.forRoot(config, logger),
+        ApplicationModule.forRoot(config, { scheduleEngine: { staleAfterMs: options.staleAfterMs, killGraceMs: options.killGraceMs } }),
       ],
+      providers: [{ provide: SCHEDULER_OPTIONS, useValue: options }, LeaderService, ScheduleDispatcher, ScheduleTickService],
       exports: [LeaderService, ScheduleDispatcher, ScheduleTickService],
     };
   }

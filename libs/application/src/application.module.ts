@@ -7,7 +7,7 @@ import { AppConfig, Logger, LOGGER, PrincipalResolver, RateLimitPolicy, SecretBo
 import { CERTIFICATES_PROVIDERS } from './certificates';
 import { CONNECTED_SYSTEMS_PROVIDERS } from './connected-systems';
 import { METAVERSE_PROVIDERS } from './metaverse';
-import { SCHEDULES_PROVIDERS } from './schedules';
+import { SCHEDULE_ENGINE_OPTIONS, ScheduleEngineOptions, scheduleEngineOptions, SCHEDULES_PROVIDERS } from './schedules';
 import { SYNC_RULES_PROVIDERS } from './sync-rules';
 import { ENGINE_PROVIDERS } from './engine';
 import { ActivitiesService } from './activities/activities.service';
@@ -53,10 +53,15 @@ class QueueErrorLogger implements OnModuleInit {
   }
 }
 
+/** Tuning an app gives the use cases (defaults otherwise). */
+export interface ApplicationOptions {
+  scheduleEngine?: Partial<ScheduleEngineOptions>;
+}
+
 /** Use cases over persistence and jobs; every app imports this once with its configuration. */
 @Module({})
 export class ApplicationModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig, options: ApplicationOptions = {}): DynamicModule {
     return {
       module: ApplicationModule,
       global: true,
@@ -78,6 +83,7 @@ export class ApplicationModule {
         LogLevelFollower,
         { provide: PrincipalResolver, useExisting: DatabasePrincipalResolver },
         { provide: RateLimitPolicy, useExisting: SettingsService },
+        { provide: SCHEDULE_ENGINE_OPTIONS, useValue: scheduleEngineOptions(options.scheduleEngine) },
       ],
       exports: [...SERVICES, ...AREAS, SecretBox, ConnectorRegistry, PrincipalResolver, RateLimitPolicy, LogLevelFollower],
     };
