@@ -1,9 +1,11 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { LeaderLockStore } from '@meridian/persistence';
 import { APP_CONFIG, AppConfig, Logger, LOGGER } from '@meridian/platform';
-import { Client } from 'pg';
+import { SCHEDULER_OPTIONS, SchedulerOptions } from './scheduler.options';
 
 /** The advisory-lock key every scheduler replica competes for. */
 export const SCHEDULER_LEADER_LOCK = 0x4d455244; // "MERD"
+const DEFAULT_LEADER_INTERVAL_MS = 2000;
 
 /**
  * Leader election: the replica holding a PostgreSQL session advisory lock on a dedicated connection is
@@ -11,18 +13,21 @@ export const SCHEDULER_LEADER_LOCK = 0x4d455244; // "MERD"
  */
 @Injectable()
 export class LeaderService implements OnApplicationBootstrap, OnModuleDestroy {
-  private client: Client | null = null;
+  private lock: LeaderLockStore | null = null;
   private leader = false;
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
   private readonly listeners: Array<(leader: boolean) => void> = [];
   /** How often a follower retries and a leader verifies its connection. */
-  intervalMs = 2000;
+  private readonly intervalMs: number;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SCHEDULER_OPTIONS) options: SchedulerOptions,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.intervalMs = options.leaderIntervalMs ?? DEFAULT_LEADER_INTERVAL_MS;
+  }
 
   get isLeader(): boolean {
     return this.leader;
@@ -48,25 +53,12 @@ export class LeaderService implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async tick(): Promise<void> {
     try {
-      if (!this.client) {
-        const client = new Client({
-          connectionString: this.config.databaseUrl,
-          application_name: 'meridian-scheduler-leader',
-          connectionTimeoutMillis: 5000,
-        });
-        client.on('error', (e) => {
-          this.logger.log({ level: 'warning', message: `Leader connection lost: ${e.message}` });
-          void this.dropConnection();
-        });
-        await client.connect();
-        this.client = client;
-      }
-      if (this.leader) {
-        await this.client.query('SELECT 1');
-      } else {
-        const { rows } = await this.client.query('SELECT pg_try_advisory_lock($1) AS acquired', [SCHEDULER_LEADER_LOCK]);
-        if (rows[0].acquired) this.setLeader(true);
-      }
+      this.lock ??= await LeaderLockStore.connect(this.config.databaseUrl, (e) => {
+        this.logger.log({ level: 'warning', message: `Leader connection lost: ${e.message}` });
+        void this.dropConnection();
+      });
+      if (this.leader) await this.lock.verify();
+      else if (await this.lock.tryAcquire(SCHEDULER_LEADER_LOCK)) this.setLeader(true);
     } catch (e) {
       this.logger.log({ level: 'warning', message: `Leader election check failed: ${(e as Error).message}` });
       await this.dropConnection();
@@ -75,10 +67,10 @@ export class LeaderService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async dropConnection(): Promise<void> {
-    const client = this.client;
-    this.client = null;
+    const lock = this.lock;
+    this.lock = null;
     this.setLeader(false);
-    if (client) await client.end().catch(() => undefined);
+    await lock?.close();
   }
 
   private setLeader(leader: boolean): void {

@@ -1,13 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { dueTimesBetween, nextRunTime, SchedulePattern } from '@meridian/domain';
-import { activeExecutionOf, ExecutionStatus, insertExecution, ScheduleClock } from '@meridian/application';
+import { dueTimesBetween, ExecutionStatus, nextRunTime, SchedulePattern } from '@meridian/domain';
+import { insertExecution, ScheduleClock } from '@meridian/application';
+import { DueScheduleRecord, ScheduleDueStore, ScheduleExecutionStore } from '@meridian/persistence';
 import { APP_CONFIG, AppConfig, Logger, LOGGER } from '@meridian/platform';
 import { DataSource, EntityManager } from 'typeorm';
+import { SCHEDULER_OPTIONS, SchedulerOptions } from './scheduler.options';
 
 /** A slot less than this late is on time, whatever the catch-up window (ticks are about a second apart). */
 export const ON_TIME_TOLERANCE_MS = 60_000;
 const SLOT_BATCH = 10_000;
+const DEFAULT_DISPATCH_BATCH_SIZE = 100;
 
 export type DispatchOutcome = 'Queued' | 'SkippedActive' | 'Missed' | 'AlreadyQueued' | 'Invalid';
 
@@ -20,34 +23,18 @@ export interface DispatchResult {
   nextRunTime: Date | null;
 }
 
-interface ScheduleRow {
-  id: string;
-  name: string;
-  trigger_type: string;
-  pattern_type: string;
-  days_of_week: string | null;
-  run_times: string | null;
-  interval_value: number | null;
-  interval_unit: string | null;
-  interval_window_start: string | null;
-  interval_window_end: string | null;
-  cron_expression: string | null;
-  time_zone: string;
-  next_run_time: Date;
-}
-
-function patternOf(s: ScheduleRow): SchedulePattern {
+function patternOf(s: DueScheduleRecord): SchedulePattern {
   return {
-    triggerType: s.trigger_type as SchedulePattern['triggerType'],
-    patternType: s.pattern_type as SchedulePattern['patternType'],
-    daysOfWeek: s.days_of_week,
-    runTimes: s.run_times,
-    intervalValue: s.interval_value,
-    intervalUnit: s.interval_unit as SchedulePattern['intervalUnit'],
-    intervalWindowStart: s.interval_window_start,
-    intervalWindowEnd: s.interval_window_end,
-    cronExpression: s.cron_expression,
-    timeZone: s.time_zone,
+    triggerType: s.triggerType as SchedulePattern['triggerType'],
+    patternType: s.patternType as SchedulePattern['patternType'],
+    daysOfWeek: s.daysOfWeek,
+    runTimes: s.runTimes,
+    intervalValue: s.intervalValue,
+    intervalUnit: s.intervalUnit as SchedulePattern['intervalUnit'],
+    intervalWindowStart: s.intervalWindowStart,
+    intervalWindowEnd: s.intervalWindowEnd,
+    cronExpression: s.cronExpression,
+    timeZone: s.timeZone,
   };
 }
 
@@ -77,26 +64,26 @@ function latestSlot(p: SchedulePattern, stored: Date, from: Date, now: Date): Da
  */
 @Injectable()
 export class ScheduleDispatcher {
-  batchSize = 100;
+  private readonly batchSize: number;
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly clock: ScheduleClock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SCHEDULER_OPTIONS) options: SchedulerOptions,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.batchSize = options.dispatchBatchSize ?? DEFAULT_DISPATCH_BATCH_SIZE;
+  }
 
   /** Maintenance mode holds queued work: Queued executions become Paused, and Queued again when it ends. */
   async applyMaintenance(enabled: boolean): Promise<number> {
     const [from, to] = enabled ? [ExecutionStatus.Queued, ExecutionStatus.Paused] : [ExecutionStatus.Paused, ExecutionStatus.Queued];
-    const [rows] = (await this.ds.query(`UPDATE schedule_execution SET status = $2 WHERE status = $1 RETURNING id, schedule_name`, [
-      from,
-      to,
-    ])) as [Array<{ id: string; schedule_name: string }>, number];
+    const rows = await new ScheduleExecutionStore(this.ds.manager).moveAll(from, to);
     for (const row of rows) {
       this.logger.log({
         level: 'information',
-        message: `Schedule execution ${row.id} ("${row.schedule_name}") ${enabled ? 'paused: maintenance mode is on' : 'queued again: maintenance mode ended'}.`,
+        message: `Schedule execution ${row.id} ("${row.scheduleName}") ${enabled ? 'paused: maintenance mode is on' : 'queued again: maintenance mode ended'}.`,
         scheduleExecutionId: row.id,
       });
     }
@@ -106,12 +93,9 @@ export class ScheduleDispatcher {
   /** Dispatches every due schedule (up to batchSize per call). */
   async dispatchDue(): Promise<DispatchResult[]> {
     const now = this.clock.now();
-    const due: Array<{ id: string }> = await this.ds.query(
-      `SELECT id FROM schedule WHERE is_enabled AND trigger_type = 'Cron' AND next_run_time <= $1 ORDER BY next_run_time LIMIT $2`,
-      [now, this.batchSize],
-    );
+    const due = await new ScheduleDueStore(this.ds.manager).dueIds(now, this.batchSize);
     const results: DispatchResult[] = [];
-    for (const { id } of due) {
+    for (const id of due) {
       try {
         const result = await this.ds.transaction((m) => this.dispatchOne(m, id, now));
         if (result) results.push(result);
@@ -128,22 +112,19 @@ export class ScheduleDispatcher {
   }
 
   private async dispatchOne(m: EntityManager, id: string, now: Date): Promise<DispatchResult | null> {
-    const [s]: ScheduleRow[] = await m.query(
-      `SELECT id, name, trigger_type, pattern_type, days_of_week, run_times, interval_value, interval_unit, interval_window_start, interval_window_end,
-              cron_expression, time_zone, next_run_time
-         FROM schedule WHERE id = $1 AND is_enabled AND trigger_type = 'Cron' AND next_run_time <= $2 FOR UPDATE SKIP LOCKED`,
-      [id, now],
-    );
+    const schedules = new ScheduleDueStore(m);
+    const executions = new ScheduleExecutionStore(m);
+    const s = await schedules.lockDue(id, now);
     if (!s) return null; // another scheduler has it, or it is no longer due
     const pattern = patternOf(s);
     const windowMs = Math.max(this.config.schedulerCatchUpWindowMs, ON_TIME_TOLERANCE_MS);
     let slot: Date | null;
     let next: Date | null;
     try {
-      slot = latestSlot(pattern, new Date(s.next_run_time), new Date(now.getTime() - windowMs), now);
+      slot = latestSlot(pattern, s.nextRunTime, new Date(now.getTime() - windowMs), now);
       next = nextRunTime(pattern, now);
     } catch (e) {
-      await m.query(`UPDATE schedule SET next_run_time = NULL WHERE id = $1`, [id]);
+      await schedules.advance(id, null, null);
       this.logger.log({
         level: 'error',
         message: `Schedule "${s.name}" (${id}) has an invalid pattern and will not run until it is saved again: ${(e as Error).message}`,
@@ -154,7 +135,7 @@ export class ScheduleDispatcher {
     const nextText = next ? next.toISOString() : 'never';
     let result: DispatchResult;
     if (!slot) {
-      const missed = new Date(s.next_run_time);
+      const missed = s.nextRunTime;
       this.logger.log({
         level: 'warning',
         message:
@@ -164,13 +145,10 @@ export class ScheduleDispatcher {
       });
       result = { scheduleId: id, outcome: 'Missed', dueAt: missed, executionId: null, nextRunTime: next };
     } else {
-      const [existing]: Array<{ id: string }> = await m.query(`SELECT id FROM schedule_execution WHERE schedule_id = $1 AND due_at = $2`, [
-        id,
-        slot,
-      ]);
-      const active = existing ? null : await activeExecutionOf(m, id);
+      const existing = await executions.idForSlot(id, slot);
+      const active = existing ? null : ((await executions.activeOf(id))[0] ?? null);
       if (existing) {
-        result = { scheduleId: id, outcome: 'AlreadyQueued', dueAt: slot, executionId: existing.id, nextRunTime: next };
+        result = { scheduleId: id, outcome: 'AlreadyQueued', dueAt: slot, executionId: existing, nextRunTime: next };
       } else if (active) {
         this.logger.log({
           level: 'warning',
@@ -197,10 +175,7 @@ export class ScheduleDispatcher {
       }
     }
     const ran = result.outcome === 'Queued' || result.outcome === 'AlreadyQueued';
-    await m.query(
-      `UPDATE schedule SET next_run_time = $2, last_run_time = CASE WHEN $3::boolean THEN $4::timestamptz ELSE last_run_time END WHERE id = $1`,
-      [id, next, ran, slot],
-    );
+    await schedules.advance(id, next, ran ? slot : null);
     return result;
   }
 }

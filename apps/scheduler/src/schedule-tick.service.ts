@@ -15,7 +15,7 @@ const ERROR_LOG_INTERVAL_MS = 30_000;
  */
 @Injectable()
 export class ScheduleTickService implements OnApplicationBootstrap, OnModuleDestroy {
-  intervalMs: number;
+  private readonly intervalMs: number;
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
   private stopped = false;
@@ -33,8 +33,6 @@ export class ScheduleTickService implements OnApplicationBootstrap, OnModuleDest
   ) {
     this.intervalMs = options.tickIntervalMs ?? 1000;
     if (options.clock) clock.useSource(options.clock);
-    if (options.staleAfterMs !== undefined) runner.staleAfterMs = options.staleAfterMs;
-    if (options.killGraceMs !== undefined) runner.killGraceMs = options.killGraceMs;
   }
 
   onApplicationBootstrap(): void {

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ApplicationCoreModule, ScheduleRunnerModule, SchedulesServicesModule } from '@meridian/application';
-import { APP_CONFIG, AppConfig, Logger, LOGGER, PlatformModule } from '@meridian/platform';
+import { AppConfig, Logger, PlatformModule } from '@meridian/platform';
 import { LeaderService } from './leader.service';
 import { ScheduleDispatcher } from './schedule-dispatcher.service';
 import { ScheduleTickService } from './schedule-tick.service';
@@ -15,22 +15,9 @@ export class SchedulerModule {
         PlatformModule.forRoot(config, logger),
         ApplicationCoreModule.forRoot(config),
         SchedulesServicesModule,
-        ScheduleRunnerModule,
+        ScheduleRunnerModule.forRoot({ staleAfterMs: options.staleAfterMs, killGraceMs: options.killGraceMs }),
       ],
-      providers: [
-        { provide: SCHEDULER_OPTIONS, useValue: options },
-        {
-          provide: LeaderService,
-          inject: [APP_CONFIG, LOGGER],
-          useFactory: (appConfig: AppConfig, log: Logger) => {
-            const leader = new LeaderService(appConfig, log);
-            if (options.leaderIntervalMs !== undefined) leader.intervalMs = options.leaderIntervalMs;
-            return leader;
-          },
-        },
-        ScheduleDispatcher,
-        ScheduleTickService,
-      ],
+      providers: [{ provide: SCHEDULER_OPTIONS, useValue: options }, LeaderService, ScheduleDispatcher, ScheduleTickService],
       exports: [LeaderService, ScheduleDispatcher, ScheduleTickService],
     };
   }

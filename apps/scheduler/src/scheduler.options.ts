@@ -10,6 +10,8 @@ export interface SchedulerOptions {
   staleAfterMs?: number;
   /** SIGTERM → SIGKILL grace for stopped step processes (default 5 s). */
   killGraceMs?: number;
+  /** How many due schedules one dispatch takes at most (default 100). */
+  dispatchBatchSize?: number;
   /** false: no automatic ticks (tests call ScheduleTickService.tick themselves). */
   autoStart?: boolean;
 }

@@ -19,12 +19,11 @@ describe('LeaderService', () => {
 
   function replica(): LeaderService {
     const config = loadConfig('scheduler', env.env);
-    const service = new LeaderService(
+    return new LeaderService(
       config,
+      { leaderIntervalMs: 50 },
       createServiceLogger({ service: 'scheduler', logDir: env.logDir, level: 'Error', console: false }),
     );
-    service.intervalMs = 50;
-    return service;
   }
 
   it('elects exactly one leader and hands over when it goes away', async () => {

@@ -54,7 +54,7 @@ class ScheduleRunnerHost {
   static forRoot(config: AppConfig, logger: Logger): DynamicModule {
     return {
       module: ScheduleRunnerHost,
-      imports: [PlatformModule.forRoot(config, logger), ApplicationCoreModule.forRoot(config), ScheduleRunnerModule],
+      imports: [PlatformModule.forRoot(config, logger), ApplicationCoreModule.forRoot(config), ScheduleRunnerModule.forRoot()],
     };
   }
 }

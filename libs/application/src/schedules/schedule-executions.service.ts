@@ -1,14 +1,27 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ActivityOperationType, ActivityStatus, ActivityTargetType, DomainError, ValidationErrorCollector } from '@meridian/domain';
-import { ActivityEntity, ScheduleExecutionEntity, ScheduleExecutionStepEntity } from '@meridian/persistence';
+import {
+  ACTIVE_EXECUTION_STATUSES,
+  ActivityOperationType,
+  ActivityTargetType,
+  DomainError,
+  StepStatus,
+  ValidationErrorCollector,
+} from '@meridian/domain';
+import {
+  ActivityEntity,
+  ExecutionActivityStore,
+  ScheduleExecutionEntity,
+  ScheduleExecutionStepEntity,
+  ScheduleExecutionStore,
+  ScheduleStore,
+} from '@meridian/persistence';
 import { Logger, LOGGER, PagedResult, pageOf, parsePaging } from '@meridian/platform';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
-import { ACTIVE_EXECUTION_STATUSES, ExecutionStatus, StepStatus } from './execution-status';
 import { ScheduleClock } from './schedule-clock';
-import { insertExecution } from './schedule-execution.store';
+import { insertExecution } from './queue-execution';
 import { ExecutionSummaryView, executionStepView, executionSummary, ExecutionView } from './schedule-execution.views';
 
 export interface ExecutionListQuery {
@@ -95,12 +108,11 @@ export class ScheduleExecutionsService {
   async startManual(scheduleId: string, initiator: Initiator): Promise<ExecutionView> {
     const now = this.clock.now();
     const id = await this.ds.transaction(async (m) => {
-      const [schedule]: Array<{ id: string; name: string }> = await m.query(`SELECT id, name FROM schedule WHERE id = $1 FOR UPDATE`, [
-        scheduleId,
-      ]);
+      const schedules = new ScheduleStore(m);
+      const schedule = await schedules.lockForRun(scheduleId);
       if (!schedule) throw DomainError.notFound('Schedule', scheduleId);
       const executionId = (await insertExecution(m, schedule, { dueAt: null, initiator, queuedAt: now }))!;
-      await m.query(`UPDATE schedule SET last_run_time = $2 WHERE id = $1`, [scheduleId, now]);
+      await schedules.setLastRunTime(scheduleId, now);
       return executionId;
     });
     this.logger.log({
@@ -132,26 +144,16 @@ export class ScheduleExecutionsService {
         );
       }
       const message = `Cancelled by ${who}.`;
-      await m.query(
-        `UPDATE schedule_execution SET status = $2, cancel_requested = true, completed_at = $3, error_message = $4 WHERE id = $1`,
-        [id, ExecutionStatus.Cancelled, now, message],
-      );
-      await this.cancelRunProfileActivities(m, id, now, message);
+      const executions = new ScheduleExecutionStore(m);
+      const activities = new ExecutionActivityStore(m);
+      await executions.cancel(id, now, message);
+      await activities.cancelRuns(await executions.runActivityIds(id, [StepStatus.Queued, StepStatus.Waiting]), now, message);
       // Steps not running on a scheduler process end now; running processes and SQL scripts are stopped by their scheduler.
       const idle = execution.claimedBy
         ? [StepStatus.Pending, StepStatus.Queued, StepStatus.Waiting]
         : [StepStatus.Pending, StepStatus.Queued, StepStatus.Waiting, StepStatus.Processing];
-      await m.query(
-        `UPDATE schedule_execution_step SET status = $2, completed_at = $3, error_message = coalesce(error_message, $4)
-          WHERE execution_id = $1 AND status = ANY($5::text[])`,
-        [id, StepStatus.Cancelled, now, 'Cancelled with the execution.', idle],
-      );
-      await m.query(
-        `UPDATE activity SET status = $2, completed = $3, message = $4,
-                execution_time_ms = CASE WHEN executed IS NULL THEN NULL ELSE (extract(epoch FROM ($3::timestamptz - executed)) * 1000)::bigint END
-          WHERE id = $1 AND status = $5`,
-        [id, ActivityStatus.Cancelled, now, message, ActivityStatus.InProgress],
-      );
+      await executions.cancelSteps(id, idle, now, 'Cancelled with the execution.');
+      await activities.cancel(id, now, message);
       await this.activities.recordChange(
         {
           initiator,
@@ -169,21 +171,6 @@ export class ScheduleExecutionsService {
     return this.get(id);
   }
 
-  /** Asks the run-profile activities of an execution's running steps to cancel; unclaimed ones are Cancelled outright. */
-  private async cancelRunProfileActivities(m: EntityManager, executionId: string, now: Date, message: string): Promise<void> {
-    const steps: Array<{ activity_id: string }> = await m.query(
-      `SELECT activity_id FROM schedule_execution_step WHERE execution_id = $1 AND step_type = 'RunProfile' AND activity_id IS NOT NULL AND status = ANY($2::text[])`,
-      [executionId, [StepStatus.Queued, StepStatus.Waiting]],
-    );
-    if (!steps.length) return;
-    await cancelActivities(
-      m,
-      steps.map((s) => s.activity_id),
-      now,
-      message,
-    );
-  }
-
   private async view(m: EntityManager, execution: ScheduleExecutionEntity): Promise<ExecutionView> {
     const steps = await m
       .getRepository(ScheduleExecutionStepEntity)
@@ -198,20 +185,4 @@ export class ScheduleExecutionsService {
       steps: steps.map((s) => executionStepView(s, s.activityId ? (statusOf.get(s.activityId) ?? null) : null)),
     };
   }
-}
-
-/**
- * Requests cancellation of run-profile activities (the worker stops at its next page boundary and ends
- * them Cancelled); an activity no worker has claimed yet is Cancelled at once, so it never starts.
- */
-export async function cancelActivities(m: EntityManager, activityIds: string[], now: Date, message: string): Promise<void> {
-  if (!activityIds.length) return;
-  await m.query(`UPDATE activity SET cancel_requested = true WHERE id = ANY($1::uuid[]) AND status = $2`, [
-    activityIds,
-    ActivityStatus.InProgress,
-  ]);
-  await m.query(
-    `UPDATE activity SET status = $2, completed = $3, message = $4 WHERE id = ANY($1::uuid[]) AND status = $5 AND claimed_at IS NULL`,
-    [activityIds, ActivityStatus.Cancelled, now, message, ActivityStatus.InProgress],
-  );
 }

@@ -17,14 +17,13 @@ import {
   validateScheduleSteps,
   ValidationErrors,
 } from '@meridian/domain';
-import { ScheduleEntity, ScheduleStepEntity } from '@meridian/persistence';
+import { ScheduleEntity, ScheduleExecutionStore, ScheduleStatsRow, ScheduleStepEntity, ScheduleStore } from '@meridian/persistence';
 import { PagedResult, pageOf, parsePaging, SecretBox } from '@meridian/platform';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
 import { isUniqueViolation } from '../connected-systems/connected-system.store';
-import { ACTIVE_EXECUTION_STATUSES } from './execution-status';
 import { ScheduleClock } from './schedule-clock';
 
 /** Body of create and (partial) update, as received; every field is checked here. */
@@ -89,14 +88,7 @@ export function schedulePatternOf(s: ScheduleEntity): SchedulePattern {
   };
 }
 
-interface ScheduleStats {
-  stepCount: number;
-  lastExecutionId: string | null;
-  lastExecutionStatus: string | null;
-  lastExecutionCompletedAt: Date | null;
-}
-
-function scheduleView(s: ScheduleEntity, stats: ScheduleStats | undefined) {
+function scheduleView(s: ScheduleEntity, stats: ScheduleStatsRow | undefined) {
   return {
     id: s.id,
     name: s.name,
@@ -138,20 +130,15 @@ export class SchedulesService {
 
   async list(query: { page?: unknown; pageSize?: unknown }): Promise<PagedResult<ScheduleView>> {
     const paging = parsePaging(query, { pageSize: 25, maxPageSize: 100 });
-    const [{ count }] = await this.ds.query(`SELECT count(*)::int AS count FROM schedule`);
-    const ids: Array<{ id: string }> = await this.ds.query(`SELECT id FROM schedule ORDER BY lower(name), id LIMIT $1 OFFSET $2`, [
-      paging.pageSize,
-      paging.offset,
-    ]);
-    const rows = ids.length ? await this.ds.getRepository(ScheduleEntity).findBy({ id: In(ids.map((r) => r.id)) }) : [];
+    const store = new ScheduleStore(this.ds.manager);
+    const count = await store.total();
+    const ids = await store.pageIds(paging.pageSize, paging.offset);
+    const rows = ids.length ? await this.ds.getRepository(ScheduleEntity).findBy({ id: In(ids) }) : [];
     const byId = new Map(rows.map((r) => [r.id, r]));
-    const stats = await this.stats(
-      this.ds.manager,
-      ids.map((r) => r.id),
-    );
+    const stats = await this.stats(this.ds.manager, ids);
     return pageOf(
       ids
-        .map((r) => byId.get(r.id))
+        .map((id) => byId.get(id))
         .filter((s): s is ScheduleEntity => !!s)
         .map((s) => scheduleView(s, stats.get(s.id))),
       count,
@@ -264,21 +251,14 @@ export class SchedulesService {
   async remove(id: string, initiator: Initiator): Promise<void> {
     await this.ds.transaction(async (m) => {
       const schedule = await this.require(m, id, true);
-      const active: Array<{ id: string; status: string }> = await m.query(
-        `SELECT id, status FROM schedule_execution WHERE schedule_id = $1 AND status = ANY($2::text[]) ORDER BY queued_at DESC`,
-        [id, ACTIVE_EXECUTION_STATUSES],
-      );
+      const active = await new ScheduleExecutionStore(m).activeOf(id, 'newest first');
       if (active.length) {
         throw DomainError.conflict(
           `Schedule "${schedule.name}" has an execution that is ${active[0].status} (${active[0].id}); cancel it (POST /api/v1/schedule-executions/{id}/cancel) or let it finish, then delete the schedule.`,
           { executionIds: active.map((e) => e.id) },
         );
       }
-      const [{ steps: stepCount, executions }] = await m.query(
-        `SELECT (SELECT count(*)::int FROM schedule_step WHERE schedule_id = $1) AS steps,
-        (SELECT count(*)::int FROM schedule_execution WHERE schedule_id = $1) AS executions`,
-        [id],
-      );
+      const { steps: stepCount, executions } = await new ScheduleStore(m).dependents(id);
       await m.getRepository(ScheduleEntity).delete({ id });
       await this.activities.recordChange(
         {
@@ -333,34 +313,8 @@ export class SchedulesService {
   }
 
   /** Step counts and the latest execution (by queuedAt) of each schedule, in one statement. */
-  private async stats(m: EntityManager, ids: string[]): Promise<Map<string, ScheduleStats>> {
-    if (!ids.length) return new Map();
-    const rows: Array<{
-      id: string;
-      step_count: number;
-      last_id: string | null;
-      last_status: string | null;
-      last_completed_at: Date | null;
-    }> = await m.query(
-      `SELECT s.id, (SELECT count(*)::int FROM schedule_step st WHERE st.schedule_id = s.id) AS step_count,
-              le.id AS last_id, le.status AS last_status, le.completed_at AS last_completed_at
-         FROM schedule s
-         LEFT JOIN LATERAL (SELECT e.id, e.status, e.completed_at FROM schedule_execution e WHERE e.schedule_id = s.id
-                             ORDER BY e.queued_at DESC, e.id DESC LIMIT 1) le ON true
-        WHERE s.id = ANY($1::uuid[])`,
-      [ids],
-    );
-    return new Map(
-      rows.map((r) => [
-        r.id,
-        {
-          stepCount: r.step_count,
-          lastExecutionId: r.last_id,
-          lastExecutionStatus: r.last_status,
-          lastExecutionCompletedAt: r.last_completed_at,
-        },
-      ]),
-    );
+  private async stats(m: EntityManager, ids: string[]): Promise<Map<string, ScheduleStatsRow>> {
+    return new Map((await new ScheduleStore(m).stats(ids)).map((r) => [r.id, r]));
   }
 
   private async require(m: EntityManager, id: string, forUpdate: boolean): Promise<ScheduleEntity> {
@@ -372,14 +326,9 @@ export class SchedulesService {
   }
 
   private async assertNameFree(m: EntityManager, name: string, exceptId: string | null): Promise<void> {
-    const rows = await m.query(`SELECT id FROM schedule WHERE lower(name) = lower($1) AND ($2::uuid IS NULL OR id <> $2) LIMIT 1`, [
-      name,
-      exceptId,
-    ]);
-    if (rows.length)
-      throw DomainError.conflict(`A schedule named "${name}" already exists (names are unique, ignoring case).`, {
-        scheduleId: rows[0].id,
-      });
+    const scheduleId = await new ScheduleStore(m).idByName(name, exceptId);
+    if (scheduleId)
+      throw DomainError.conflict(`A schedule named "${name}" already exists (names are unique, ignoring case).`, { scheduleId });
   }
 
   private async saving<T>(work: () => Promise<T>): Promise<T> {
@@ -491,17 +440,9 @@ export class SchedulesService {
     const existingById = new Map(existingSteps.map((s) => [s.id, s]));
     const systemIds = [...new Set(drafts.map((d) => d.connectedSystemId).filter((v): v is number => v !== null))];
     const profileIds = [...new Set(drafts.map((d) => d.runProfileId).filter((v): v is number => v !== null))];
-    const systems = new Map<number, string>(
-      (systemIds.length ? await m.query(`SELECT id, name FROM connected_system WHERE id = ANY($1::int[])`, [systemIds]) : []).map(
-        (r: { id: number; name: string }) => [r.id, r.name],
-      ),
-    );
-    const profiles = new Map<number, { systemId: number; name: string }>(
-      (profileIds.length
-        ? await m.query(`SELECT id, connected_system_id, name FROM connected_system_run_profile WHERE id = ANY($1::int[])`, [profileIds])
-        : []
-      ).map((r: { id: number; connected_system_id: number; name: string }) => [r.id, { systemId: r.connected_system_id, name: r.name }]),
-    );
+    const store = new ScheduleStore(m);
+    const systems = await store.connectedSystemNames(systemIds);
+    const profiles = await store.runProfiles(profileIds);
     return drafts.map((d) => {
       const at = `steps[${d.position}]`;
       const stored = d.id ? existingById.get(d.id) : undefined;
@@ -513,10 +454,10 @@ export class SchedulesService {
         if (system === undefined)
           add(`${at}.connectedSystemId`, `${at}.connectedSystemId: connected system ${d.connectedSystemId} does not exist.`);
         else if (!profile) add(`${at}.runProfileId`, `${at}.runProfileId: run profile ${d.runProfileId} does not exist.`);
-        else if (profile.systemId !== d.connectedSystemId) {
+        else if (profile.connectedSystemId !== d.connectedSystemId) {
           add(
             `${at}.runProfileId`,
-            `${at}.runProfileId: run profile ${d.runProfileId} belongs to connected system ${profile.systemId}, not ${d.connectedSystemId}.`,
+            `${at}.runProfileId: run profile ${d.runProfileId} belongs to connected system ${profile.connectedSystemId}, not ${d.connectedSystemId}.`,
           );
         } else step.name ??= `${system} — ${profile.name}`.slice(0, 300);
       }

@@ -6,3 +6,4 @@ export * from './cron-generation';
 export * from './next-run';
 export * from './schedule-steps';
 export * from './connection-string';
+export * from './execution-status';

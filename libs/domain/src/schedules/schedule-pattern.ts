@@ -3,9 +3,17 @@ import { cronExpressionProblems, normaliseCronExpression } from './cron-syntax';
 
 export const SCHEDULE_TRIGGER_TYPES = ['Cron', 'Manual'] as const;
 export type ScheduleTriggerType = (typeof SCHEDULE_TRIGGER_TYPES)[number];
+/** The trigger types by name (`ScheduleTriggerType.Cron`). */
+export const ScheduleTriggerType = { Cron: 'Cron', Manual: 'Manual' } as const satisfies { [K in ScheduleTriggerType]: K };
 
 export const SCHEDULE_PATTERN_TYPES = ['SpecificTimes', 'Interval', 'Custom'] as const;
 export type SchedulePatternType = (typeof SCHEDULE_PATTERN_TYPES)[number];
+/** The pattern types by name (`SchedulePatternType.Custom`). */
+export const SchedulePatternType = {
+  SpecificTimes: 'SpecificTimes',
+  Interval: 'Interval',
+  Custom: 'Custom',
+} as const satisfies { [K in SchedulePatternType]: K };
 
 export const SCHEDULE_INTERVAL_UNITS = ['Minutes', 'Hours'] as const;
 export type ScheduleIntervalUnit = (typeof SCHEDULE_INTERVAL_UNITS)[number];

@@ -4,6 +4,13 @@ import { relativePathProblem } from '../common/relative-path';
 
 export const SCHEDULE_STEP_TYPES = ['RunProfile', 'PowerShell', 'Executable', 'SqlScript'] as const;
 export type ScheduleStepType = (typeof SCHEDULE_STEP_TYPES)[number];
+/** The step types by name, for code and SQL that single one out (`ScheduleStepType.RunProfile`). */
+export const ScheduleStepType = {
+  RunProfile: 'RunProfile',
+  PowerShell: 'PowerShell',
+  Executable: 'Executable',
+  SqlScript: 'SqlScript',
+} as const satisfies { [K in ScheduleStepType]: K };
 
 export const STEP_EXECUTION_MODES = ['Sequential', 'ParallelWithPrevious'] as const;
 export type StepExecutionMode = (typeof STEP_EXECUTION_MODES)[number];

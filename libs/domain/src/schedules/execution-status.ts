@@ -1,4 +1,4 @@
-import { ActivityStatus } from '@meridian/domain';
+import { ActivityStatus } from '../activities/activity.enums';
 
 /** Status of a schedule execution (spec 3.2). */
 export enum ExecutionStatus {

@@ -1,4 +1,4 @@
-import { ActivityStatus } from '@meridian/domain';
+import { ActivityStatus } from '../activities/activity.enums';
 import {
   continuedFailuresNote,
   decideStepIndex,
