@@ -17,6 +17,8 @@ export class LeaderService implements OnApplicationBootstrap, OnModuleDestroy {
   private leader = false;
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
+  /** The election check in progress, awaited on shutdown so no connection (or lock) outlives the process's modules. */
+  private inFlight: Promise<void> = Promise.resolve();
   private readonly listeners: Array<(leader: boolean) => void> = [];
   /** How often a follower retries and a leader verifies its connection. */
   private readonly intervalMs: number;
@@ -38,20 +40,26 @@ export class LeaderService implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   onApplicationBootstrap(): void {
-    void this.tick();
+    this.run();
   }
 
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    await this.inFlight;
     await this.dropConnection();
   }
 
+  private run(): void {
+    this.inFlight = this.tick();
+  }
+
   private schedule(): void {
-    if (!this.stopped) this.timer = setTimeout(() => void this.tick(), this.intervalMs);
+    if (!this.stopped) this.timer = setTimeout(() => this.run(), this.intervalMs);
   }
 
   private async tick(): Promise<void> {
+    if (this.stopped) return;
     try {
       this.lock ??= await LeaderLockStore.connect(this.config.databaseUrl, (e) => {
         this.logger.log({ level: 'warning', message: `Leader connection lost: ${e.message}` });
@@ -60,7 +68,7 @@ export class LeaderService implements OnApplicationBootstrap, OnModuleDestroy {
       if (this.leader) await this.lock.verify();
       else if (await this.lock.tryAcquire(SCHEDULER_LEADER_LOCK)) this.setLeader(true);
     } catch (e) {
-      this.logger.log({ level: 'warning', message: `Leader election check failed: ${(e as Error).message}` });
+      if (!this.stopped) this.logger.log({ level: 'warning', message: `Leader election check failed: ${(e as Error).message}` });
       await this.dropConnection();
     }
     this.schedule();

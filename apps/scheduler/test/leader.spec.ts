@@ -42,6 +42,28 @@ describe('LeaderService', () => {
     await second.onModuleDestroy();
   });
 
+  it('stopped while its first check is connecting, it keeps no connection and no lock', async () => {
+    const a = replica();
+    a.onApplicationBootstrap();
+    await a.onModuleDestroy();
+    const admin = new Client({ connectionString: db.url });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'meridian-scheduler-leader' AND datname = $1`,
+        [db.name],
+      );
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await admin.end();
+    }
+    expect(a.isLeader).toBe(false);
+    const b = replica();
+    b.onApplicationBootstrap();
+    await waitFor(async () => b.isLeader);
+    await b.onModuleDestroy();
+  });
+
   it('loses leadership when its connection is killed and wins it back', async () => {
     const a = replica();
     const changes: boolean[] = [];
