@@ -14,3 +14,4 @@ export * from './data-source.options';
 export * from './database';
 export * from './bulk';
 export * from './engine';
+export * from './sql';
