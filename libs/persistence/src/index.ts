@@ -15,3 +15,7 @@ export * from './database';
 export * from './bulk';
 export * from './engine';
 export * from './sql';
+export * from './activities';
+export * from './access';
+export * from './certificates';
+export * from './probes';

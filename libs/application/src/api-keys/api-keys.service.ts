@@ -9,7 +9,7 @@ import {
   KNOWN_ROLES,
   ValidationErrorCollector,
 } from '@meridian/domain';
-import { ApiKeyEntity } from '@meridian/persistence';
+import { ApiKeyEntity, ApiKeyStore } from '@meridian/persistence';
 import { DataSource } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
@@ -142,7 +142,7 @@ export class ApiKeysService {
    */
   async ensureBootstrapKey(secret: string | null): Promise<void> {
     await this.ds.transaction(async (m) => {
-      await m.query(`SELECT pg_advisory_xact_lock(hashtext('meridian:bootstrap-api-key'))`);
+      await new ApiKeyStore(m).lockBootstrapKey();
       const repo = m.getRepository(ApiKeyEntity);
       const existing = await repo.findOneBy({ isBootstrap: true });
       if (!secret) {

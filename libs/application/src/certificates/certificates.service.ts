@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ActivityOperationType, ActivityTargetType, DomainError, ValidationErrorCollector } from '@meridian/domain';
-import { TrustedCertificateEntity } from '@meridian/persistence';
+import { CertificateStore, TrustedCertificateEntity } from '@meridian/persistence';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
@@ -80,10 +80,7 @@ export class CertificatesService {
    * (connectors add them to the system trust store).
    */
   async trustedCaPems(manager: EntityManager = this.ds.manager): Promise<string[]> {
-    const rows: Array<{ pem: string }> = await manager.query(
-      `SELECT pem FROM trusted_certificate WHERE is_enabled AND not_after > now() ORDER BY created, id`,
-    );
-    return rows.map((r) => r.pem);
+    return new CertificateStore(manager).trustedPems();
   }
 
   async upload(input: CertificateUploadInput, initiator: Initiator): Promise<CertificateView> {
