@@ -19,3 +19,4 @@ export * from './activities';
 export * from './access';
 export * from './certificates';
 export * from './probes';
+export * from './metaverse';
