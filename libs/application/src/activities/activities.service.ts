@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ActivityOperationType, ActivityStatus, ActivityTargetType, DomainError, ValidationErrorCollector } from '@meridian/domain';
-import { ActivityEntity, ActivityExecutionItemEntity } from '@meridian/persistence';
+import { ActivityOperationType, ActivityStatus, ActivityTargetType, DomainError } from '@meridian/domain';
+import {
+  ActivityEntity,
+  ActivityExecutionItemEntity,
+  ActivitySortKey,
+  ActivityStore,
+  SORTABLE_ACTIVITY_COLUMNS,
+} from '@meridian/persistence';
 import { PagedResult, pageOf, parsePaging } from '@meridian/platform';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { activityDetail, activitySummary, executionItemView } from './activity.views';
@@ -18,12 +24,18 @@ export interface ConfigChange {
   details?: Record<string, unknown> | null;
 }
 
+/** The orders GET /activities offers (sortBy). */
+export const ACTIVITY_SORT_KEYS = Object.keys(SORTABLE_ACTIVITY_COLUMNS) as ActivitySortKey[];
+export type { ActivitySortKey };
+
+/** Query of GET /activities, as its DTO has validated it. */
 export interface ActivityListQuery {
-  page?: unknown;
-  pageSize?: unknown;
-  search?: unknown;
-  sortBy?: unknown;
-  sortDirection?: unknown;
+  page?: number;
+  pageSize?: number;
+  /** At most 200 characters. */
+  search?: string;
+  sortBy?: ActivitySortKey;
+  sortDirection?: 'asc' | 'desc';
 }
 
 /**
@@ -32,14 +44,6 @@ export interface ActivityListQuery {
  */
 const CANCELLABLE_TARGET_TYPES: readonly ActivityTargetType[] = [ActivityTargetType.ConnectedSystemRunProfile];
 const CANCELLED_BEFORE_START = 'Cancelled before it started.';
-
-const SORT_COLUMNS: Record<string, string> = {
-  created: 'a.created',
-  executed: 'a.executed',
-  status: 'a.status',
-  type: 'a.target_type',
-  target: 'a.target_name',
-};
 
 /** Records and reads activities (spec 2.4, 4.3). */
 @Injectable()
@@ -70,40 +74,27 @@ export class ActivitiesService {
 
   async list(query: ActivityListQuery): Promise<PagedResult<ReturnType<typeof activitySummary>>> {
     const paging = parsePaging(query, { pageSize: 25, maxPageSize: 100 });
-    const errors = new ValidationErrorCollector();
-    const sortBy = query.sortBy === undefined ? 'created' : String(query.sortBy);
-    const direction = query.sortDirection === undefined ? 'asc' : String(query.sortDirection).toLowerCase();
-    if (!SORT_COLUMNS[sortBy]) errors.add('sortBy', `sortBy must be one of ${Object.keys(SORT_COLUMNS).join(', ')}.`);
-    if (direction !== 'asc' && direction !== 'desc') errors.add('sortDirection', 'sortDirection must be asc or desc.');
-    if (query.search !== undefined && (typeof query.search !== 'string' || query.search.length > 200))
-      errors.add('search', 'search must be text of at most 200 characters.');
-    errors.throwIfAny();
-
-    const params: unknown[] = [];
-    let where = '';
-    if (typeof query.search === 'string' && query.search.trim()) {
-      params.push(`%${query.search.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-      where = `WHERE a.target_name ILIKE $1 OR a.target_type ILIKE $1 OR a.target_operation_type ILIKE $1`;
-    }
-    const order = `${SORT_COLUMNS[sortBy]} ${direction.toUpperCase()} NULLS LAST, a.id ${direction.toUpperCase()}`;
-    const [{ count }] = await this.ds.query(`SELECT count(*)::int AS count FROM activity a ${where}`, params);
-    const ids: Array<{ id: string }> = await this.ds.query(
-      `SELECT a.id FROM activity a ${where} ORDER BY ${order} LIMIT ${paging.pageSize} OFFSET ${paging.offset}`,
-      params,
-    );
-    const rows = ids.length ? await this.ds.getRepository(ActivityEntity).findBy({ id: In(ids.map((r) => r.id)) }) : [];
+    const store = new ActivityStore(this.ds);
+    const { ids, totalCount } = await store.page({
+      search: query.search?.trim() || null,
+      sortBy: query.sortBy ?? 'created',
+      direction: query.sortDirection ?? 'asc',
+      offset: paging.offset,
+      pageSize: paging.pageSize,
+    });
+    const rows = ids.length ? await this.ds.getRepository(ActivityEntity).findBy({ id: In(ids) }) : [];
     const byId = new Map(rows.map((r) => [r.id, r]));
-    const children = await this.childCounts(ids.map((r) => r.id));
+    const children = await store.childCounts(ids);
     const items = ids
-      .map((r) => byId.get(r.id)!)
+      .map((id) => byId.get(id)!)
       .filter(Boolean)
       .map((a) => activitySummary(a, children.get(a.id) ?? 0));
-    return pageOf(items, count, paging);
+    return pageOf(items, totalCount, paging);
   }
 
   async get(id: string) {
     const a = await this.require(id);
-    const children = await this.childCounts([id]);
+    const children = await new ActivityStore(this.ds).childCounts([id]);
     return activityDetail(a, children.get(id) ?? 0);
   }
 
@@ -129,16 +120,7 @@ export class ActivitiesService {
    * stays InProgress until its runner sees the flag at its next page boundary and ends it Cancelled.
    */
   async cancel(id: string) {
-    const [updated]: [Array<{ id: string }>, number] = await this.ds.query(
-      `UPDATE activity SET cancel_requested = true,
-              status = CASE WHEN claimed_at IS NULL THEN $3 ELSE status END,
-              completed = CASE WHEN claimed_at IS NULL THEN now() ELSE completed END,
-              message = CASE WHEN claimed_at IS NULL THEN $4 ELSE message END
-        WHERE id = $1 AND status = $2 AND target_type = ANY($5::text[])
-        RETURNING id`,
-      [id, ActivityStatus.InProgress, ActivityStatus.Cancelled, CANCELLED_BEFORE_START, CANCELLABLE_TARGET_TYPES],
-    );
-    if (!updated.length) {
+    if (!(await new ActivityStore(this.ds).requestCancel(id, CANCELLABLE_TARGET_TYPES, CANCELLED_BEFORE_START))) {
       const a = await this.require(id);
       if (!CANCELLABLE_TARGET_TYPES.includes(a.targetType as ActivityTargetType)) {
         throw DomainError.badRequest(`Activity ${id} is a ${a.targetType} activity; only run-profile activities can be cancelled.`, {
@@ -155,7 +137,7 @@ export class ActivitiesService {
   async children(id: string) {
     await this.require(id);
     const rows = await this.ds.getRepository(ActivityEntity).find({ where: { parentActivityId: id }, order: { created: 'ASC' } });
-    const counts = await this.childCounts(rows.map((r) => r.id));
+    const counts = await new ActivityStore(this.ds).childCounts(rows.map((r) => r.id));
     return rows.map((r) => activitySummary(r, counts.get(r.id) ?? 0));
   }
 
@@ -163,14 +145,5 @@ export class ActivitiesService {
     const a = await this.ds.getRepository(ActivityEntity).findOneBy({ id });
     if (!a) throw DomainError.notFound('Activity', id);
     return a;
-  }
-
-  private async childCounts(ids: string[]): Promise<Map<string, number>> {
-    if (!ids.length) return new Map();
-    const rows: Array<{ parent: string; count: number }> = await this.ds.query(
-      `SELECT parent_activity_id AS parent, count(*)::int AS count FROM activity WHERE parent_activity_id = ANY($1::uuid[]) GROUP BY parent_activity_id`,
-      [ids],
-    );
-    return new Map(rows.map((r) => [r.parent, r.count]));
   }
 }

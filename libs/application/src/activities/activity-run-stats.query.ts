@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ActivityTargetType, DomainError } from '@meridian/domain';
-import { ActivityEntity, RunCounters } from '@meridian/persistence';
+import { ActivityEntity, ActivityStore, ExecutionItemTally, RunCounters } from '@meridian/persistence';
 import { DataSource } from 'typeorm';
 
 export interface ActivityRunPhase {
@@ -57,25 +57,10 @@ export class ActivityRunStatsQuery {
         `Activity ${id} is a ${a.targetType} activity; execution statistics exist only for run-profile activities.`,
       );
     }
-    // Aggregated where the items are (through their (activity_id, seq) index), never loaded: a run can have a million.
-    // outcome_summary is `Outcome:count` pairs; a malformed pair is skipped rather than failing the whole answer.
-    const [outcomeRows, errorRows] = await Promise.all([
-      this.ds.query(
-        `SELECT split_part(pair, ':', 1) AS name, sum(split_part(pair, ':', 2)::bigint)::bigint AS count
-           FROM (SELECT btrim(p) AS pair
-                   FROM activity_execution_item i CROSS JOIN LATERAL regexp_split_to_table(i.outcome_summary, ',') AS p
-                  WHERE i.activity_id = $1 AND i.outcome_summary IS NOT NULL) s
-          WHERE pair ~ '^[A-Za-z]+:[0-9]{1,9}$'
-          GROUP BY 1 ORDER BY 1`,
-        [id],
-      ) as Promise<Array<{ name: string; count: string }>>,
-      this.ds.query(
-        `SELECT error_type AS name, count(*)::bigint AS count FROM activity_execution_item
-          WHERE activity_id = $1 AND error_type IS NOT NULL GROUP BY error_type ORDER BY error_type`,
-        [id],
-      ) as Promise<Array<{ name: string; count: string }>>,
-    ]);
-    const dictionary = (rows: Array<{ name: string; count: string }>) => Object.fromEntries(rows.map((r) => [r.name, Number(r.count)]));
+    // Aggregated where the items are, never loaded: a run can have a million.
+    const store = new ActivityStore(this.ds);
+    const [outcomeRows, errorRows] = await Promise.all([store.outcomeTallies(id), store.errorTallies(id)]);
+    const dictionary = (rows: ExecutionItemTally[]) => Object.fromEntries(rows.map((r) => [r.name, r.count]));
     return {
       activityId: a.id,
       runType: a.connectedSystemRunType,

@@ -7,14 +7,16 @@ import {
   canonicalRole,
   DomainError,
   KNOWN_ROLES,
+  parseDateTime,
   ValidationErrorCollector,
 } from '@meridian/domain';
-import { ApiKeyEntity } from '@meridian/persistence';
+import { ApiKeyEntity, ApiKeyStore } from '@meridian/persistence';
 import { DataSource } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
 import { displayPrefix, generateApiKeySecret, hashApiKey } from './api-key.secret';
 
+/** Body of API key create and update, as its DTO has validated it (name present and not blank on create). */
 export interface ApiKeyInput {
   name?: string;
   description?: string | null;
@@ -61,7 +63,7 @@ export class ApiKeysService {
   }
 
   async create(input: ApiKeyInput, initiator: Initiator): Promise<ApiKeyView & { key: string }> {
-    const fields = this.validate(input, true);
+    const fields = this.fields(input, true);
     const secret = generateApiKeySecret();
     return this.ds.transaction(async (m) => {
       const saved = await m.getRepository(ApiKeyEntity).save({
@@ -91,7 +93,7 @@ export class ApiKeysService {
   }
 
   async update(id: string, input: ApiKeyInput, initiator: Initiator): Promise<ApiKeyView> {
-    const fields = this.validate(input, false);
+    const fields = this.fields(input, false);
     return this.ds.transaction(async (m) => {
       const key = await this.require(id, m.getRepository(ApiKeyEntity));
       if (key.isBootstrap && (fields.roles !== undefined || fields.isEnabled === false || fields.expiresAt !== undefined)) {
@@ -142,7 +144,7 @@ export class ApiKeysService {
    */
   async ensureBootstrapKey(secret: string | null): Promise<void> {
     await this.ds.transaction(async (m) => {
-      await m.query(`SELECT pg_advisory_xact_lock(hashtext('meridian:bootstrap-api-key'))`);
+      await new ApiKeyStore(m).lockBootstrapKey();
       const repo = m.getRepository(ApiKeyEntity);
       const existing = await repo.findOneBy({ isBootstrap: true });
       if (!secret) {
@@ -186,48 +188,28 @@ export class ApiKeysService {
     return key;
   }
 
-  private validate(
+  /** What a validated body stores: the name trimmed, roles by their canonical names, expiresAt as an instant (in the future on create). */
+  private fields(
     input: ApiKeyInput,
     creating: boolean,
   ): { name?: string; description?: string | null; roles?: string[]; expiresAt?: Date | null; isEnabled?: boolean } {
     const errors = new ValidationErrorCollector();
-    const out: ReturnType<ApiKeysService['validate']> = {};
-    if (input.name !== undefined || creating) {
-      const name = typeof input.name === 'string' ? input.name.trim() : '';
-      if (!name || name.length > 200) errors.add('name', 'name is required and must be 1-200 characters.');
-      else out.name = name;
-    }
-    if (input.description !== undefined) {
-      if (input.description !== null && (typeof input.description !== 'string' || input.description.length > 1000))
-        errors.add('description', 'description must be at most 1000 characters.');
-      else out.description = input.description;
-    }
+    const out: ReturnType<ApiKeysService['fields']> = { description: input.description, isEnabled: input.isEnabled };
+    if (input.name !== undefined) out.name = input.name.trim();
     if (input.roles !== undefined) {
-      if (!Array.isArray(input.roles)) errors.add('roles', 'roles must be an array of role names.');
-      else {
-        const roles = new Set<string>();
-        for (const r of input.roles) {
-          const canonical = typeof r === 'string' ? canonicalRole(r) : undefined;
-          if (!canonical) errors.add('roles', `"${String(r)}" is not a role; known roles: ${KNOWN_ROLES.join(', ')}.`);
-          else roles.add(canonical);
-        }
-        out.roles = [...roles];
+      const roles = new Set<string>();
+      for (const r of input.roles) {
+        const canonical = canonicalRole(r);
+        if (!canonical) errors.add('roles', `"${r}" is not a role; known roles: ${KNOWN_ROLES.join(', ')}.`);
+        else roles.add(canonical);
       }
+      out.roles = [...roles];
     }
     if (input.expiresAt !== undefined) {
-      if (input.expiresAt === null) out.expiresAt = null;
-      else {
-        const d =
-          typeof input.expiresAt === 'string' && /^\d{4}-\d{2}-\d{2}/.test(input.expiresAt) ? new Date(input.expiresAt) : new Date(NaN);
-        if (Number.isNaN(d.getTime())) errors.add('expiresAt', 'expiresAt must be an ISO 8601 date-time.');
-        else if (creating && d.getTime() <= Date.now()) errors.add('expiresAt', 'expiresAt must be in the future.');
-        else out.expiresAt = d;
-      }
-    }
-    if (input.isEnabled !== undefined) {
-      // The DTO lets null through (@IsOptional); the column is NOT NULL, so refuse it here rather than fail on save.
-      if (typeof input.isEnabled !== 'boolean') errors.add('isEnabled', 'isEnabled must be true or false.');
-      else out.isEnabled = input.isEnabled;
+      const d = input.expiresAt === null ? null : parseDateTime(input.expiresAt);
+      if (input.expiresAt !== null && !d) errors.add('expiresAt', 'expiresAt must be an ISO 8601 date-time.');
+      else if (creating && d && d.getTime() <= Date.now()) errors.add('expiresAt', 'expiresAt must be in the future.');
+      else out.expiresAt = d;
     }
     errors.throwIfAny();
     return out;

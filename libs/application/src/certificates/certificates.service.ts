@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ActivityOperationType, ActivityTargetType, DomainError, ValidationErrorCollector } from '@meridian/domain';
-import { TrustedCertificateEntity } from '@meridian/persistence';
+import { CertificateStore, TrustedCertificateEntity } from '@meridian/persistence';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
-import { MAX_CERTIFICATE_TEXT_LENGTH, ParsedCertificate, parseDerBase64Certificate, parsePemCertificate } from './certificate-parser';
+import { ParsedCertificate, parseDerBase64Certificate, parsePemCertificate } from './certificate-parser';
 
 /** A certificate whose notAfter is within this many days (and not yet past) is flagged isExpiringSoon. */
 export const CERTIFICATE_EXPIRING_SOON_DAYS = 30;
@@ -13,19 +13,25 @@ const DAY_MS = 86_400_000;
 export const CERTIFICATE_NAME_MAX = 255;
 export const CERTIFICATE_NOTES_MAX = 2000;
 
+/** Body of an upload, as its DTO has validated it; exactly one of certificate and certificateBase64 is checked here. */
 export interface CertificateUploadInput {
-  name?: unknown;
-  notes?: unknown;
-  isEnabled?: unknown;
-  certificate?: unknown;
-  certificateBase64?: unknown;
+  name: string;
+  /** null or empty text: no notes. */
+  notes?: string | null;
+  isEnabled?: boolean;
+  certificate?: string | null;
+  certificateBase64?: string | null;
 }
 
+/** PATCH body, as its DTO has validated it. */
 export interface CertificateUpdateInput {
-  name?: unknown;
-  notes?: unknown;
-  isEnabled?: unknown;
+  name?: string;
+  notes?: string | null;
+  isEnabled?: boolean;
 }
+
+/** notes as stored: empty text clears them. */
+const storedNotes = (notes: string | null | undefined) => (notes === undefined ? undefined : notes || null);
 
 export function certificateView(c: TrustedCertificateEntity, now = Date.now()) {
   const expiresAt = c.notAfter.getTime();
@@ -80,30 +86,24 @@ export class CertificatesService {
    * (connectors add them to the system trust store).
    */
   async trustedCaPems(manager: EntityManager = this.ds.manager): Promise<string[]> {
-    const rows: Array<{ pem: string }> = await manager.query(
-      `SELECT pem FROM trusted_certificate WHERE is_enabled AND not_after > now() ORDER BY created, id`,
-    );
-    return rows.map((r) => r.pem);
+    return new CertificateStore(manager).trustedPems();
   }
 
   async upload(input: CertificateUploadInput, initiator: Initiator): Promise<CertificateView> {
-    const errors = new ValidationErrorCollector();
-    const name = this.checkName(input.name, true, errors);
-    const notes = this.checkNotes(input.notes, errors);
-    const isEnabled = this.checkEnabled(input.isEnabled, errors);
-    const parsed = this.checkCertificate(input, errors);
-    errors.throwIfAny();
+    const name = input.name.trim();
+    const notes = storedNotes(input.notes);
+    const parsed = this.parseCertificate(input);
 
     try {
       return await this.ds.transaction(async (m) => {
         const repo = m.getRepository(TrustedCertificateEntity);
-        await this.refuseDuplicate(m, parsed!.thumbprint);
+        await this.refuseDuplicate(m, parsed.thumbprint);
         const saved = await repo.save(
           repo.create({
-            name: name!,
+            name,
             notes: notes ?? null,
-            isEnabled: isEnabled ?? true,
-            ...parsed!,
+            isEnabled: input.isEnabled ?? true,
+            ...parsed,
           }),
         );
         await this.activities.recordChange(
@@ -113,7 +113,7 @@ export class CertificatesService {
             operation: ActivityOperationType.Create,
             targetId: saved.id,
             targetName: saved.name,
-            message: `Uploaded ${parsed!.subject}`,
+            message: `Uploaded ${parsed.subject}`,
             details: {
               thumbprint: saved.thumbprint,
               subject: saved.subject,
@@ -132,7 +132,7 @@ export class CertificatesService {
         err instanceof QueryFailedError &&
         (err as { driverError?: { constraint?: string } }).driverError?.constraint === 'uq_trusted_certificate_thumbprint'
       ) {
-        await this.refuseDuplicate(this.ds.manager, parsed!.thumbprint);
+        await this.refuseDuplicate(this.ds.manager, parsed.thumbprint);
       }
       throw err;
     }
@@ -140,11 +140,9 @@ export class CertificatesService {
 
   /** PATCH semantics: only the fields present change. Returns nothing (spec 4.11: 204). */
   async update(id: string, input: CertificateUpdateInput, initiator: Initiator): Promise<void> {
-    const errors = new ValidationErrorCollector();
-    const name = this.checkName(input.name, false, errors);
-    const notes = this.checkNotes(input.notes, errors);
-    const isEnabled = this.checkEnabled(input.isEnabled, errors);
-    errors.throwIfAny();
+    const name = input.name?.trim();
+    const notes = storedNotes(input.notes);
+    const isEnabled = input.isEnabled;
 
     await this.ds.transaction(async (m) => {
       const repo = m.getRepository(TrustedCertificateEntity);
@@ -220,69 +218,17 @@ export class CertificatesService {
     }
   }
 
-  private checkName(value: unknown, required: boolean, errors: ValidationErrorCollector): string | undefined {
-    if (value === undefined && !required) return undefined;
-    const message = `name is required and must be 1-${CERTIFICATE_NAME_MAX} characters.`;
-    if (typeof value !== 'string') {
-      errors.add('name', message);
-      return undefined;
-    }
-    const name = value.trim();
-    if (!name || value.length > CERTIFICATE_NAME_MAX) {
-      errors.add('name', message);
-      return undefined;
-    }
-    return name;
-  }
-
-  /** notes: text of at most 2000 characters; null (or empty text) clears them. */
-  private checkNotes(value: unknown, errors: ValidationErrorCollector): string | null | undefined {
-    if (value === undefined) return undefined;
-    if (value === null) return null;
-    if (typeof value !== 'string' || value.length > CERTIFICATE_NOTES_MAX) {
-      errors.add('notes', `notes must be text of at most ${CERTIFICATE_NOTES_MAX} characters.`);
-      return undefined;
-    }
-    return value === '' ? null : value;
-  }
-
-  private checkEnabled(value: unknown, errors: ValidationErrorCollector): boolean | undefined {
-    if (value === undefined) return undefined;
-    // The DTO lets null through (@IsOptional); the column is NOT NULL.
-    if (typeof value !== 'boolean') {
-      errors.add('isEnabled', 'isEnabled must be true or false.');
-      return undefined;
-    }
-    return value;
-  }
-
-  private checkCertificate(input: CertificateUploadInput, errors: ValidationErrorCollector): ParsedCertificate | undefined {
+  /** The one certificate of an upload: exactly one of PEM text and base64 DER, parsed (400 naming the field otherwise). */
+  private parseCertificate(input: CertificateUploadInput): ParsedCertificate {
     const pem = input.certificate ?? undefined;
     const der = input.certificateBase64 ?? undefined;
-    if (pem === undefined && der === undefined) {
-      const message = 'Give the certificate as PEM text in certificate or as base64 DER in certificateBase64.';
-      errors.add('certificate', message).add('certificateBase64', message);
-      return undefined;
+    if ((pem === undefined) === (der === undefined)) {
+      const message =
+        pem === undefined
+          ? 'Give the certificate as PEM text in certificate or as base64 DER in certificateBase64.'
+          : 'Give exactly one of certificate (PEM) and certificateBase64 (DER), not both.';
+      new ValidationErrorCollector().add('certificate', message).add('certificateBase64', message).throwIfAny();
     }
-    if (pem !== undefined && der !== undefined) {
-      const message = 'Give exactly one of certificate (PEM) and certificateBase64 (DER), not both.';
-      errors.add('certificate', message).add('certificateBase64', message);
-      return undefined;
-    }
-    const field = pem !== undefined ? 'certificate' : 'certificateBase64';
-    const text = pem ?? der;
-    if (typeof text !== 'string' || text.length > MAX_CERTIFICATE_TEXT_LENGTH) {
-      errors.add(field, `${field} must be text of at most ${MAX_CERTIFICATE_TEXT_LENGTH} characters.`);
-      return undefined;
-    }
-    try {
-      return field === 'certificate' ? parsePemCertificate(text, field) : parseDerBase64Certificate(text, field);
-    } catch (err) {
-      if (err instanceof DomainError && err.validationErrors) {
-        for (const message of err.validationErrors[field] ?? [err.message]) errors.add(field, message);
-        return undefined;
-      }
-      throw err;
-    }
+    return pem !== undefined ? parsePemCertificate(pem, 'certificate') : parseDerBase64Certificate(der!, 'certificateBase64');
   }
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ActivityStatus, DomainError, parseRunType, RunType, SettingKeys } from '@meridian/domain';
 import {
+  ActivityStore,
   BulkSession,
   ConnectedSystemEntity,
   connectedSystemLockKey,
@@ -87,8 +88,8 @@ export class RunProfileExecutor {
         session,
       );
       const heartbeat = setInterval(() => {
-        this.ds
-          .query(`UPDATE activity SET heartbeat_at = now() WHERE id = $1 AND status = $2`, [activityId, ActivityStatus.InProgress])
+        new ActivityStore(this.ds)
+          .heartbeat(activityId)
           .catch((e: Error) => this.logger.log({ level: 'warning', message: `Heartbeat of activity ${activityId} failed: ${e.message}` }));
       }, HEARTBEAT_INTERVAL_MS);
       heartbeat.unref();

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { SettingKeys } from '@meridian/domain';
 import { JobQueue } from '@meridian/jobs';
-import { pendingMigrations } from '@meridian/persistence';
+import { pendingMigrations, pingDatabase } from '@meridian/persistence';
 import { DataSource } from 'typeorm';
 import { SettingsService } from '../settings/settings.service';
 
@@ -39,7 +39,7 @@ export class ReadinessService {
     const reasons: string[] = [];
     const checks: Readiness['checks'] = { database: 'skipped', migrations: 'skipped', redis: 'skipped', maintenance: 'skipped' };
     try {
-      await withTimeout(this.ds.query('SELECT 1'), 2000, 'PostgreSQL');
+      await withTimeout(pingDatabase(this.ds), 2000, 'PostgreSQL');
       checks.database = 'ok';
     } catch (e) {
       checks.database = 'failed';

@@ -11,7 +11,7 @@ import {
   parseAttributePlurality,
   ValidationErrorCollector,
 } from '@meridian/domain';
-import { MetaverseAttributeEntity } from '@meridian/persistence';
+import { MetaverseAttributeEntity, MetaverseSchemaStore } from '@meridian/persistence';
 import { APP_CONFIG, AppConfig } from '@meridian/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
@@ -56,7 +56,7 @@ export class MetaverseAttributesService {
 
   async list(objectTypeId?: number): Promise<MetaverseAttributeView[]> {
     if (objectTypeId !== undefined) {
-      const [type] = await this.ds.query(`SELECT id FROM metaverse_object_type WHERE id = $1`, [objectTypeId]);
+      const [type] = await new MetaverseSchemaStore(this.ds).objectTypeNames(objectTypeId);
       if (!type) throw DomainError.validation('objectTypeId', `Metaverse object type ${objectTypeId} does not exist.`);
     }
     return loadAttributes(this.ds.manager, { objectTypeId });
@@ -94,12 +94,7 @@ export class MetaverseAttributesService {
           isBuiltIn: false,
           isIndexed: isIndexed as boolean,
         });
-        if (objectTypeIds!.length) {
-          await m.query(`INSERT INTO metaverse_object_type_attribute (object_type_id, attribute_id) SELECT unnest($1::int[]), $2`, [
-            objectTypeIds,
-            saved.id,
-          ]);
-        }
+        await new MetaverseSchemaStore(m).linkObjectTypes(saved.id, objectTypeIds!);
         await this.activities.recordChange(
           {
             initiator,
@@ -207,17 +202,10 @@ export class MetaverseAttributesService {
         }
         attr.lastUpdated = new Date();
         await m.getRepository(MetaverseAttributeEntity).save(attr);
-        if (links?.added.length) {
-          await m.query(
-            `INSERT INTO metaverse_object_type_attribute (object_type_id, attribute_id) SELECT unnest($1::int[]), $2 ON CONFLICT DO NOTHING`,
-            [links.added, id],
-          );
-        }
-        if (links?.removed.length) {
-          await m.query(`DELETE FROM metaverse_object_type_attribute WHERE attribute_id = $1 AND object_type_id = ANY($2::int[])`, [
-            id,
-            links.removed,
-          ]);
+        if (links) {
+          const schema = new MetaverseSchemaStore(m);
+          await schema.linkObjectTypes(id, links.added);
+          await schema.unlinkObjectTypes(id, links.removed);
         }
         if (links && (links.added.length || links.removed.length)) changed.push('objectTypeIds');
         await this.activities.recordChange(
@@ -261,9 +249,7 @@ export class MetaverseAttributesService {
           { syncRules: rules },
         );
       }
-      const objectTypeIds: number[] = (
-        await m.query(`SELECT object_type_id FROM metaverse_object_type_attribute WHERE attribute_id = $1 ORDER BY 1`, [id])
-      ).map((r: { object_type_id: number }) => r.object_type_id);
+      const objectTypeIds = (await new MetaverseSchemaStore(m).objectTypesOf(id)).map((t) => t.id);
       await m.getRepository(MetaverseAttributeEntity).delete({ id });
       await this.activities.recordChange(
         {
@@ -287,10 +273,7 @@ export class MetaverseAttributesService {
       errors.add('isIndexed', `${attr.name} identifies users who sign in with OIDC (OIDC_SUBJECT_ATTRIBUTE) and must stay indexed.`);
       return false;
     }
-    const rules: SyncRuleRef[] = await m.query(
-      `SELECT DISTINCT r.id, r.name FROM sync_rule_matching_rule mr JOIN sync_rule r ON r.id = mr.sync_rule_id WHERE mr.metaverse_attribute_id = $1 ORDER BY r.id`,
-      [attr.id],
-    );
+    const rules: SyncRuleRef[] = await new MetaverseSchemaStore(m).syncRulesMatchingOn(attr.id);
     if (rules.length) {
       errors.add(
         'isIndexed',
@@ -305,15 +288,12 @@ export class MetaverseAttributesService {
     const wanted = checkIdList(raw, 'objectTypeIds', errors);
     if (!wanted) return undefined;
     await checkIdsExist(m, 'metaverse_object_type', wanted, 'objectTypeIds', 'Metaverse object type', errors);
-    const current: Array<{ id: number; name: string; is_built_in: boolean }> = await m.query(
-      `SELECT t.id, t.name, t.is_built_in FROM metaverse_object_type_attribute ta JOIN metaverse_object_type t ON t.id = ta.object_type_id WHERE ta.attribute_id = $1`,
-      [attr.id],
-    );
+    const current = await new MetaverseSchemaStore(m).objectTypesOf(attr.id);
     const currentIds = new Set(current.map((t) => t.id));
     const wantedIds = new Set(wanted);
     const removed = current.filter((t) => !wantedIds.has(t.id));
     for (const t of removed) {
-      const problem = await detachProblem(m, attr, { id: t.id, name: t.name, isBuiltIn: t.is_built_in });
+      const problem = await detachProblem(m, attr, t);
       if (problem) errors.add('objectTypeIds', problem);
     }
     return { added: wanted.filter((tid) => !currentIds.has(tid)), removed: removed.map((t) => t.id).sort((a, b) => a - b) };
@@ -336,11 +316,8 @@ export class MetaverseAttributesService {
     exceptId: number | null,
     errors: ValidationErrorCollector,
   ): Promise<boolean> {
-    const [clash] = await m.query(`SELECT name FROM metaverse_attribute WHERE lower(name) = lower($1) AND id IS DISTINCT FROM $2`, [
-      name,
-      exceptId,
-    ]);
-    if (clash) errors.add('name', `An attribute named "${clash.name}" already exists (names are compared ignoring case).`);
+    const clash = await new MetaverseSchemaStore(m).nameTaken('metaverse_attribute', name, exceptId);
+    if (clash) errors.add('name', `An attribute named "${clash}" already exists (names are compared ignoring case).`);
     return !clash;
   }
 }

@@ -1,70 +1,29 @@
+import { MetaverseLookupStore } from '@meridian/persistence';
 import { EntityManager } from 'typeorm';
 
-/**
- * metaverse_object_lookup holds one row per value of every attribute with is_indexed = true:
- * (attribute, normalised value) → object. The normalisation is done in SQL, by every writer and reader
- * alike, so they can never disagree: PostgreSQL lower(), then the first MAX_LOOKUP_VALUE_LENGTH characters.
- */
-export const MAX_LOOKUP_VALUE_LENGTH = 512;
-
-/** SQL for the normalised lookup form of a text expression. */
-export const lookupValueSql = (expression: string) => `left(lower(${expression}), ${MAX_LOOKUP_VALUE_LENGTH})`;
-
-/**
- * Key of the advisory lock between object writers (shared) and an attribute's is_indexed change with its
- * backfill (exclusive): without it, an object written while an attribute is being indexed could miss its
- * lookup rows. Writers of metaverse values (the synchronisation engine included) take it shared.
- */
-export const LOOKUP_SCHEMA_LOCK_SQL = `hashtext('meridian:metaverse-lookup-schema')`;
+export { LOOKUP_SCHEMA_LOCK_SQL, lookupValueSql, MAX_LOOKUP_VALUE_LENGTH } from '@meridian/persistence';
 
 /** Takes the lookup-schema lock shared for this transaction (object writers). */
-export async function lockLookupSchemaShared(m: EntityManager): Promise<void> {
-  await m.query(`SELECT pg_advisory_xact_lock_shared(${LOOKUP_SCHEMA_LOCK_SQL})`);
+export function lockLookupSchemaShared(m: EntityManager): Promise<void> {
+  return new MetaverseLookupStore(m).lockSchemaShared();
 }
 
 /** Takes the lookup-schema lock exclusively for this transaction (is_indexed changes). */
-export async function lockLookupSchemaExclusive(m: EntityManager): Promise<void> {
-  await m.query(`SELECT pg_advisory_xact_lock(${LOOKUP_SCHEMA_LOCK_SQL})`);
+export function lockLookupSchemaExclusive(m: EntityManager): Promise<void> {
+  return new MetaverseLookupStore(m).lockSchemaExclusive();
 }
 
-/**
- * Rewrites the lookup rows of the given objects from their stored values: indexed attributes, and every
- * reference (so the objects referring to a deleted one are found by index).
- */
-export async function refreshObjectLookups(m: EntityManager, objectIds: readonly string[]): Promise<void> {
-  if (!objectIds.length) return;
-  await m.query(`DELETE FROM metaverse_object_lookup WHERE object_id = ANY($1::uuid[])`, [objectIds]);
-  await m.query(
-    `INSERT INTO metaverse_object_lookup (attribute_id, value_normalised, object_id)
-     SELECT a.id, ${lookupValueSql(`e ->> 'v'`)}, o.id
-       FROM metaverse_object o
-       JOIN metaverse_attribute a ON (a.is_indexed OR a.type = 'Reference') AND o.attributes ? a.id::text
-      CROSS JOIN LATERAL jsonb_array_elements(o.attributes -> a.id::text) e
-      WHERE o.id = ANY($1::uuid[]) AND e ->> 'v' IS NOT NULL
-     ON CONFLICT DO NOTHING`,
-    [objectIds],
-  );
+/** Rewrites the lookup rows of the given objects from their stored values. */
+export function refreshObjectLookups(m: EntityManager, objectIds: readonly string[]): Promise<void> {
+  return new MetaverseLookupStore(m).refreshObjects(objectIds);
 }
 
-/** Builds the lookup rows of one attribute for every object that has values for it (one statement); returns the row count. */
-export async function backfillAttributeLookups(m: EntityManager, attributeId: number): Promise<number> {
-  const [{ count }] = await m.query(
-    `WITH inserted AS (
-       INSERT INTO metaverse_object_lookup (attribute_id, value_normalised, object_id)
-       SELECT $1, ${lookupValueSql(`e ->> 'v'`)}, o.id
-         FROM metaverse_object o
-        CROSS JOIN LATERAL jsonb_array_elements(o.attributes -> $2::text) e
-        WHERE o.attributes ? $2::text AND e ->> 'v' IS NOT NULL
-       ON CONFLICT DO NOTHING
-       RETURNING 1)
-     SELECT count(*)::int AS count FROM inserted`,
-    [attributeId, String(attributeId)],
-  );
-  return count;
+/** Builds the lookup rows of one attribute for every object that has values for it; returns the row count. */
+export function backfillAttributeLookups(m: EntityManager, attributeId: number): Promise<number> {
+  return new MetaverseLookupStore(m).backfillAttribute(attributeId);
 }
 
 /** Removes every lookup row of one attribute; returns the row count. */
-export async function dropAttributeLookups(m: EntityManager, attributeId: number): Promise<number> {
-  const [, deleted] = await m.query(`DELETE FROM metaverse_object_lookup WHERE attribute_id = $1`, [attributeId]);
-  return Number(deleted) || 0;
+export function dropAttributeLookups(m: EntityManager, attributeId: number): Promise<number> {
+  return new MetaverseLookupStore(m).dropAttribute(attributeId);
 }

@@ -13,7 +13,7 @@ import {
   resolveDeletionRule,
   ValidationErrorCollector,
 } from '@meridian/domain';
-import { MetaverseObjectTypeEntity } from '@meridian/persistence';
+import { MetaverseObjectTypeEntity, MetaverseSchemaStore } from '@meridian/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
@@ -86,12 +86,7 @@ export class MetaverseObjectTypesService {
           isBuiltIn: false,
           ...deletion,
         });
-        if (attributeIds!.length) {
-          await m.query(`INSERT INTO metaverse_object_type_attribute (object_type_id, attribute_id) SELECT $1, unnest($2::int[])`, [
-            saved.id,
-            attributeIds,
-          ]);
-        }
+        await new MetaverseSchemaStore(m).linkAttributes(saved.id, attributeIds!);
         await this.activities.recordChange(
           {
             initiator,
@@ -159,17 +154,10 @@ export class MetaverseObjectTypesService {
 
         Object.assign(type, deletion, { lastUpdated: new Date() });
         await m.getRepository(MetaverseObjectTypeEntity).save(type);
-        if (links?.added.length) {
-          await m.query(
-            `INSERT INTO metaverse_object_type_attribute (object_type_id, attribute_id) SELECT $1, unnest($2::int[]) ON CONFLICT DO NOTHING`,
-            [id, links.added],
-          );
-        }
-        if (links?.removed.length) {
-          await m.query(`DELETE FROM metaverse_object_type_attribute WHERE object_type_id = $1 AND attribute_id = ANY($2::int[])`, [
-            id,
-            links.removed,
-          ]);
+        if (links) {
+          const schema = new MetaverseSchemaStore(m);
+          await schema.linkAttributes(id, links.added);
+          await schema.unlinkAttributes(id, links.removed);
         }
         if (links && (links.added.length || links.removed.length)) changed.push('attributeIds');
         await this.activities.recordChange(
@@ -200,22 +188,17 @@ export class MetaverseObjectTypesService {
     await this.ds.transaction(async (m) => {
       const type = await this.lock(m, id);
       if (type.isBuiltIn) throw DomainError.badRequest(`${type.name} is a built-in object type and cannot be deleted.`);
-      const [{ found }] = await m.query(`SELECT EXISTS (SELECT 1 FROM metaverse_object WHERE type_id = $1) AS found`, [id]);
-      if (found)
+      const schema = new MetaverseSchemaStore(m);
+      if (await schema.objectTypeInUse(id))
         throw DomainError.conflict(`Object type ${type.name} still has metaverse objects; delete them first.`, { objectTypeId: id });
-      const rules: Array<{ id: number; name: string }> = await m.query(
-        `SELECT id, name FROM sync_rule WHERE metaverse_object_type_id = $1 ORDER BY id`,
-        [id],
-      );
+      const rules = await schema.syncRulesOfObjectType(id);
       if (rules.length) {
         throw DomainError.conflict(
           `Object type ${type.name} is used by sync rule(s) ${rules.map((r) => `"${r.name}"`).join(', ')}; delete or change them first.`,
           { syncRules: rules },
         );
       }
-      const attributeIds: number[] = (
-        await m.query(`SELECT attribute_id FROM metaverse_object_type_attribute WHERE object_type_id = $1 ORDER BY attribute_id`, [id])
-      ).map((r: { attribute_id: number }) => r.attribute_id);
+      const attributeIds = (await schema.attributesOf(id)).map((a) => a.id);
       await m.getRepository(MetaverseObjectTypeEntity).delete({ id });
       await this.activities.recordChange(
         {
@@ -236,15 +219,12 @@ export class MetaverseObjectTypesService {
     const wanted = checkIdList(raw, 'attributeIds', errors);
     if (!wanted) return undefined;
     await checkIdsExist(m, 'metaverse_attribute', wanted, 'attributeIds', 'Metaverse attribute', errors);
-    const current: Array<{ id: number; name: string; is_built_in: boolean }> = await m.query(
-      `SELECT a.id, a.name, a.is_built_in FROM metaverse_object_type_attribute ta JOIN metaverse_attribute a ON a.id = ta.attribute_id WHERE ta.object_type_id = $1`,
-      [type.id],
-    );
+    const current = await new MetaverseSchemaStore(m).attributesOf(type.id);
     const currentIds = new Set(current.map((a) => a.id));
     const wantedIds = new Set(wanted);
     const removed = current.filter((a) => !wantedIds.has(a.id));
     for (const a of removed) {
-      const problem = await detachProblem(m, { id: a.id, name: a.name, isBuiltIn: a.is_built_in }, type);
+      const problem = await detachProblem(m, a, type);
       if (problem) errors.add('attributeIds', problem);
     }
     return { added: wanted.filter((aid) => !currentIds.has(aid)), removed: removed.map((a) => a.id).sort((a, b) => a - b) };
@@ -267,11 +247,8 @@ export class MetaverseObjectTypesService {
     exceptId: number | null,
     errors: ValidationErrorCollector,
   ): Promise<boolean> {
-    const [clash] = await m.query(`SELECT name FROM metaverse_object_type WHERE lower(name) = lower($1) AND id IS DISTINCT FROM $2`, [
-      name,
-      exceptId,
-    ]);
-    if (clash) errors.add('name', `An object type named "${clash.name}" already exists (names are compared ignoring case).`);
+    const clash = await new MetaverseSchemaStore(m).nameTaken('metaverse_object_type', name, exceptId);
+    if (clash) errors.add('name', `An object type named "${clash}" already exists (names are compared ignoring case).`);
     return !clash;
   }
 }

@@ -4,7 +4,6 @@ import {
   ActivityOperationType,
   ActivityTargetType,
   ADMINISTRATOR_ROLE,
-  AttributeDataType,
   AttributePlurality,
   BuiltInAttributeNames,
   coerceAttributeValue,
@@ -13,24 +12,24 @@ import {
   MetaverseObjectOrigin,
   ValidationErrorCollector,
 } from '@meridian/domain';
-import { MetaverseObjectEntity } from '@meridian/persistence';
+import {
+  AttributeDefinition,
+  MetaverseObjectEntity,
+  MetaverseObjectStore,
+  MetaverseSchemaStore,
+  NamedRef,
+  RoleStore,
+  StoredAttributeValues,
+} from '@meridian/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
 import { lockLookupSchemaShared, refreshObjectLookups } from './metaverse-lookups';
 import { MetaverseObjectsQuery, MetaverseObjectDetailView } from './metaverse-objects.query';
 
-type AttributeValues = Record<string, Array<{ v: unknown; s?: number | null }>>;
-interface TypeAttribute {
-  id: number;
-  name: string;
-  type: string;
-  plurality: string;
-}
-interface ObjectTypeRef {
-  id: number;
-  name: string;
-}
+type AttributeValues = StoredAttributeValues;
+type TypeAttribute = AttributeDefinition;
+type ObjectTypeRef = NamedRef;
 
 /**
  * The display name is indexed (lower(display_name)) and becomes the activity's target name
@@ -104,17 +103,13 @@ export class MetaverseObjectsWriter {
       if (attributes === null || typeof attributes !== 'object' || Array.isArray(attributes)) {
         throw DomainError.validation('attributes', 'attributes must be an object of attribute name → value.');
       }
-      const [type]: ObjectTypeRef[] = await m.query(`SELECT id, name FROM metaverse_object_type WHERE id = $1`, [object.typeId]);
+      const [type] = await new MetaverseSchemaStore(m).objectTypeNames(object.typeId);
       const attrs = await this.typeAttributes(m, type.id);
       const errors = new ValidationErrorCollector();
       const document = this.apply({ ...object.attributes }, attributes as Record<string, unknown>, type, attrs, errors);
       const displayName = this.displayName(document, attrs, errors);
       errors.throwIfAny();
-      await m.query(`UPDATE metaverse_object SET attributes = $2, display_name = $3, last_updated = now() WHERE id = $1`, [
-        id,
-        document,
-        displayName,
-      ]);
+      await new MetaverseObjectStore(m).updateValues(id, document, displayName);
       await refreshObjectLookups(m, [id]);
       const byName = new Map(attrs.map((a) => [a.name.toLowerCase(), a.name]));
       await this.activities.recordChange(
@@ -142,23 +137,19 @@ export class MetaverseObjectsWriter {
     await this.ds.transaction(async (m) => {
       const object = await this.lockInternal(m, id, 'deleted');
       // Lock the role row first, as RolesService does, so this and a member removal cannot both leave no administrator.
-      await m.query(`SELECT id FROM role WHERE name = $1 FOR UPDATE`, [ADMINISTRATOR_ROLE]);
-      const [admins] = await m.query(
-        `SELECT count(*)::int AS count, bool_or(m.metaverse_object_id = $2) AS is_member FROM role_member m JOIN role r ON r.id = m.role_id WHERE r.name = $1`,
-        [ADMINISTRATOR_ROLE, id],
-      );
-      if (admins.is_member && admins.count <= 1) {
+      const roles = new RoleStore(m);
+      await roles.lockByName(ADMINISTRATOR_ROLE);
+      const admins = await roles.membershipOf(ADMINISTRATOR_ROLE, id);
+      if (admins.isMember && admins.memberCount <= 1) {
         throw DomainError.conflict(
           'This object is the last member of the Administrator role and cannot be deleted; add another administrator first.',
         );
       }
-      const [type]: ObjectTypeRef[] = await m.query(`SELECT id, name FROM metaverse_object_type WHERE id = $1`, [object.typeId]);
-      const referencing = await this.removeReferencesTo(m, id);
-      const [, disconnected] = await m.query(
-        `UPDATE connected_system_object SET metaverse_object_id = NULL, join_type = NULL, last_updated = now() WHERE metaverse_object_id = $1`,
-        [id],
-      );
-      await m.query(`DELETE FROM metaverse_object WHERE id = $1`, [id]);
+      const [type] = await new MetaverseSchemaStore(m).objectTypeNames(object.typeId);
+      const objects = new MetaverseObjectStore(m);
+      const referencing = await objects.removeReferencesTo(id);
+      const disconnected = await objects.disconnectConnectorSpaceObjects(id);
+      await objects.delete(id);
       await this.activities.recordChange(
         {
           initiator,
@@ -169,32 +160,13 @@ export class MetaverseObjectsWriter {
           targetContext: type?.name ?? null,
           details: {
             referencesRemovedFrom: referencing,
-            disconnectedConnectedSystemObjects: Number(disconnected) || 0,
-            wasAdministrator: !!admins.is_member,
+            disconnectedConnectedSystemObjects: disconnected,
+            wasAdministrator: admins.isMember,
           },
         },
         m,
       );
     });
-  }
-
-  /** Removes `id` from the Reference attributes of every other object (one statement); returns how many objects changed. */
-  private async removeReferencesTo(m: EntityManager, id: string): Promise<number> {
-    const [, updated] = await m.query(
-      `WITH refs AS (SELECT id::text AS k FROM metaverse_attribute WHERE type = $2)
-       UPDATE metaverse_object o
-          SET last_updated = now(),
-              attributes = (SELECT COALESCE(jsonb_object_agg(kv.key, kv.value), '{}') FROM (
-                              SELECT e.key, CASE WHEN e.key IN (SELECT k FROM refs)
-                                                 THEN (SELECT COALESCE(jsonb_agg(x), '[]') FROM jsonb_array_elements(e.value) x WHERE x ->> 'v' IS DISTINCT FROM $1::text)
-                                                 ELSE e.value END AS value
-                                FROM jsonb_each(o.attributes) e) kv
-                             WHERE kv.value <> '[]'::jsonb)
-        WHERE o.id <> $1::text::uuid
-          AND EXISTS (SELECT 1 FROM refs, jsonb_array_elements(o.attributes -> refs.k) x WHERE o.attributes ? refs.k AND x ->> 'v' = $1::text)`,
-      [id, AttributeDataType.Reference],
-    );
-    return Number(updated) || 0;
   }
 
   private async lockInternal(m: EntityManager, id: string, verb: string): Promise<MetaverseObjectEntity> {
@@ -229,11 +201,9 @@ export class MetaverseObjectsWriter {
     }
     if (byName && (typeof input.objectType !== 'string' || !input.objectType.trim()))
       throw DomainError.validation('objectType', 'objectType must be a type name.');
-    const [type]: ObjectTypeRef[] = byId
-      ? await m.query(`SELECT id, name FROM metaverse_object_type WHERE id = $1 FOR KEY SHARE`, [input.objectTypeId])
-      : await m.query(`SELECT id, name FROM metaverse_object_type WHERE lower(name) = lower($1) FOR KEY SHARE`, [
-          (input.objectType as string).trim(),
-        ]);
+    const type = await new MetaverseSchemaStore(m).lockObjectTypeShared(
+      byId ? { id: input.objectTypeId as number } : { name: (input.objectType as string).trim() },
+    );
     const field = byId ? 'objectTypeId' : 'objectType';
     if (!type)
       throw DomainError.validation(field, `Metaverse object type "${byId ? input.objectTypeId : input.objectType}" does not exist.`);
@@ -247,10 +217,7 @@ export class MetaverseObjectsWriter {
   }
 
   private typeAttributes(m: EntityManager, typeId: number): Promise<TypeAttribute[]> {
-    return m.query(
-      `SELECT a.id, a.name, a.type, a.plurality FROM metaverse_attribute a JOIN metaverse_object_type_attribute ta ON ta.attribute_id = a.id WHERE ta.object_type_id = $1`,
-      [typeId],
-    );
+    return new MetaverseSchemaStore(m).attributeDefinitionsOf(typeId);
   }
 
   /** Applies name → value(s) to a document (empty values remove the attribute), recording errors by `attributes.<name>`. */

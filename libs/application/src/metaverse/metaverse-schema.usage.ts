@@ -1,40 +1,21 @@
 import { builtInObjectTypesOf, compileExpression } from '@meridian/domain';
+import { MetaverseSchemaStore, NamedRef } from '@meridian/persistence';
 import { EntityManager } from 'typeorm';
 
-export interface SyncRuleRef {
-  id: number;
-  name: string;
-}
+export type SyncRuleRef = NamedRef;
 
 /**
  * Sync rules that use a metaverse attribute by id: as a mapping target or source, in a matching rule,
  * or in the scoping criteria of an export rule. Limited to rules of one metaverse object type when
  * `objectTypeId` is given.
  */
-export async function syncRulesReferencingAttribute(m: EntityManager, attributeId: number, objectTypeId?: number): Promise<SyncRuleRef[]> {
-  return m.query(
-    `SELECT r.id, r.name FROM sync_rule r
-      WHERE (EXISTS (SELECT 1 FROM sync_rule_mapping mp WHERE mp.sync_rule_id = r.id AND mp.target_metaverse_attribute_id = $1)
-         OR EXISTS (SELECT 1 FROM sync_rule_mapping mp JOIN sync_rule_mapping_source s ON s.mapping_id = mp.id
-                     WHERE mp.sync_rule_id = r.id AND s.metaverse_attribute_id = $1)
-         OR EXISTS (SELECT 1 FROM sync_rule_matching_rule mr WHERE mr.sync_rule_id = r.id AND mr.metaverse_attribute_id = $1)
-         OR (r.direction = 'Export' AND jsonb_path_exists(r.scoping_criteria, 'lax $.**.attributeId ? (@ == $id)', jsonb_build_object('id', $1::int))))
-        AND ($2::int IS NULL OR r.metaverse_object_type_id = $2)
-      ORDER BY r.id`,
-    [attributeId, objectTypeId ?? null],
-  );
+export function syncRulesReferencingAttribute(m: EntityManager, attributeId: number, objectTypeId?: number): Promise<SyncRuleRef[]> {
+  return new MetaverseSchemaStore(m).syncRulesReferencingAttribute(attributeId, objectTypeId);
 }
 
 /** Sync rules whose mapping expressions name the attribute (`mv["Name"]`, compared ignoring case). */
 export async function syncRulesNamingAttribute(m: EntityManager, name: string, objectTypeId?: number): Promise<SyncRuleRef[]> {
-  const candidates: Array<{ id: number; name: string; expression: string }> = await m.query(
-    `SELECT r.id, r.name, s.expression FROM sync_rule_mapping_source s
-       JOIN sync_rule_mapping mp ON mp.id = s.mapping_id JOIN sync_rule r ON r.id = mp.sync_rule_id
-      WHERE s.expression IS NOT NULL AND strpos(lower(s.expression), lower($1)) > 0
-        AND ($2::int IS NULL OR r.metaverse_object_type_id = $2)
-      ORDER BY r.id`,
-    [name, objectTypeId ?? null],
-  );
+  const candidates = await new MetaverseSchemaStore(m).mappingExpressionsContaining(name, objectTypeId);
   const lower = name.toLowerCase();
   const found = new Map<number, SyncRuleRef>();
   for (const c of candidates) {
@@ -58,15 +39,8 @@ export async function syncRulesUsingAttribute(
 }
 
 /** Whether any metaverse object (of one type, when given) holds a value for the attribute. */
-export async function attributeHasValues(m: EntityManager, attributeId: number, objectTypeId?: number): Promise<boolean> {
-  const [{ found }] =
-    objectTypeId === undefined
-      ? await m.query(`SELECT EXISTS (SELECT 1 FROM metaverse_object WHERE attributes ? $1) AS found`, [String(attributeId)])
-      : await m.query(`SELECT EXISTS (SELECT 1 FROM metaverse_object WHERE type_id = $2 AND attributes ? $1) AS found`, [
-          String(attributeId),
-          objectTypeId,
-        ]);
-  return found;
+export function attributeHasValues(m: EntityManager, attributeId: number, objectTypeId?: number): Promise<boolean> {
+  return new MetaverseSchemaStore(m).attributeHasValues(attributeId, objectTypeId);
 }
 
 const names = (rules: SyncRuleRef[]) => rules.map((r) => `"${r.name}"`).join(', ');

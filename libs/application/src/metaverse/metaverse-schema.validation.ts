@@ -1,4 +1,5 @@
 import { MAX_SCHEMA_DESCRIPTION_LENGTH, schemaNameProblem, ValidationErrorCollector } from '@meridian/domain';
+import { MetaverseSchemaStore, SchemaIdTable } from '@meridian/persistence';
 import { EntityManager } from 'typeorm';
 
 /** Whether an error is PostgreSQL's unique violation (23505), optionally of one index. */
@@ -45,15 +46,12 @@ export function checkIdList(raw: unknown, field: string, errors: ValidationError
 /** Records under `field` the ids of `table` that do not exist. */
 export async function checkIdsExist(
   m: EntityManager,
-  table: 'metaverse_object_type' | 'metaverse_attribute' | 'connected_system',
+  table: SchemaIdTable,
   ids: readonly number[],
   field: string,
   noun: string,
   errors: ValidationErrorCollector,
 ): Promise<void> {
-  if (!ids.length) return;
-  const rows: Array<{ id: number }> = await m.query(`SELECT id FROM ${table} WHERE id = ANY($1::int[])`, [ids]);
-  const found = new Set(rows.map((r) => r.id));
-  const missing = ids.filter((id) => !found.has(id));
+  const missing = await new MetaverseSchemaStore(m).missingIds(table, ids);
   if (missing.length) errors.add(field, `${noun} ${missing.join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist.`);
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DomainError, formatGracePeriod, PendingDeletionStatus, ValidationErrorCollector } from '@meridian/domain';
 import { PagedResult, pageOf, parsePaging } from '@meridian/platform';
+import { MetaverseSchemaStore, PendingDeletionStore } from '@meridian/persistence';
 import { DataSource } from 'typeorm';
 import { positiveIntParam } from '../common/query-params';
 
@@ -38,22 +39,6 @@ export function pendingDeletionStatus(connectedSystemObjectCount: number, eligib
   return eligibleLater ? PendingDeletionStatus.AwaitingGracePeriod : PendingDeletionStatus.ReadyForDeletion;
 }
 
-/** Every pending deletion is in the partial index ix_metaverse_object_pending_deletion (type_id, id). */
-const PENDING = 'o.last_connector_disconnected_date IS NOT NULL';
-
-interface Row {
-  id: string;
-  display_name: string | null;
-  type_id: number;
-  type_name: string;
-  last_connector_disconnected_date: Date;
-  deletion_eligible_date: Date | null;
-  deletion_grace_period_seconds: number | null;
-  cso_count: number;
-  days_until_deletion: number | null;
-  eligible_later: boolean;
-}
-
 /** Metaverse objects waiting for automatic deletion (spec 2.9, 3.4, 4.6). */
 @Injectable()
 export class PendingDeletionsQuery {
@@ -63,43 +48,20 @@ export class PendingDeletionsQuery {
   async list(query: PendingDeletionListQuery): Promise<PagedResult<PendingDeletionView>> {
     const paging = parsePaging(query, { pageSize: 25, maxPageSize: 100 });
     const { objectTypeId, typeIds } = await this.scope(query.objectTypeId);
-    const params: unknown[] = [];
-    const walk = (typeId: number, limit: string) =>
-      `(SELECT o.id FROM metaverse_object o WHERE ${PENDING} AND o.type_id = $${params.push(typeId)} ORDER BY o.id ${limit})`;
-    const idSql =
-      typeIds.length === 1
-        ? walk(typeIds[0], `LIMIT ${paging.pageSize} OFFSET ${paging.offset}`)
-        : `SELECT id FROM (${typeIds.map((t) => walk(t, `LIMIT ${paging.offset + paging.pageSize}`)).join(' UNION ALL ')}) u
-          ORDER BY id LIMIT ${paging.pageSize} OFFSET ${paging.offset}`;
-    const [ids, total] = await Promise.all([
-      typeIds.length ? (this.ds.query(idSql, params) as Promise<Array<{ id: string }>>) : Promise.resolve([]),
-      this.countOf(objectTypeId),
-    ]);
-    const rows: Row[] = ids.length
-      ? await this.ds.query(
-          `SELECT o.id, o.display_name, o.type_id, t.name AS type_name, o.last_connector_disconnected_date, o.deletion_eligible_date,
-              t.deletion_grace_period_seconds,
-              (SELECT count(*)::int FROM connected_system_object c WHERE c.metaverse_object_id = o.id) AS cso_count,
-              floor(extract(epoch FROM (o.deletion_eligible_date - now())) / 86400)::int AS days_until_deletion,
-              coalesce(o.deletion_eligible_date > now(), false) AS eligible_later
-         FROM metaverse_object o JOIN metaverse_object_type t ON t.id = o.type_id
-        WHERE o.id = ANY($1::uuid[]) AND ${PENDING}
-        ORDER BY o.id`,
-          [ids.map((r) => r.id)],
-        )
-      : [];
+    const store = new PendingDeletionStore(this.ds);
+    const [rows, total] = await Promise.all([store.page(typeIds, paging.offset, paging.pageSize), store.count(objectTypeId)]);
     return pageOf(
       rows.map((r) => ({
         id: r.id,
-        displayName: r.display_name,
-        typeName: r.type_name,
-        typeId: r.type_id,
-        lastConnectorDisconnectedDate: r.last_connector_disconnected_date.toISOString(),
-        deletionEligibleDate: r.deletion_eligible_date?.toISOString() ?? null,
-        daysUntilDeletion: r.days_until_deletion,
-        gracePeriod: formatGracePeriod(r.deletion_grace_period_seconds),
-        connectedSystemObjectCount: r.cso_count,
-        status: pendingDeletionStatus(r.cso_count, r.eligible_later),
+        displayName: r.displayName,
+        typeName: r.typeName,
+        typeId: r.typeId,
+        lastConnectorDisconnectedDate: r.lastConnectorDisconnectedDate.toISOString(),
+        deletionEligibleDate: r.deletionEligibleDate?.toISOString() ?? null,
+        daysUntilDeletion: r.daysUntilDeletion,
+        gracePeriod: formatGracePeriod(r.deletionGracePeriodSeconds),
+        connectedSystemObjectCount: r.connectedSystemObjectCount,
+        status: pendingDeletionStatus(r.connectedSystemObjectCount, r.eligibleLater),
       })),
       total,
       paging,
@@ -109,19 +71,11 @@ export class PendingDeletionsQuery {
   /** How many pending deletions there are (of one type when given): an index-only count of the partial index. */
   async count(query: { objectTypeId?: unknown }): Promise<number> {
     const { objectTypeId } = await this.scope(query.objectTypeId);
-    return this.countOf(objectTypeId);
+    return new PendingDeletionStore(this.ds).count(objectTypeId);
   }
 
   async summary(): Promise<PendingDeletionSummary> {
-    const [row]: Array<{ total: number; deprovisioning: number; awaiting: number; ready: number }> = await this.ds.query(
-      `SELECT count(*)::int AS total,
-              count(*) FILTER (WHERE s.joined)::int AS deprovisioning,
-              count(*) FILTER (WHERE NOT s.joined AND s.eligible_later)::int AS awaiting,
-              count(*) FILTER (WHERE NOT s.joined AND NOT s.eligible_later)::int AS ready
-         FROM (SELECT EXISTS (SELECT 1 FROM connected_system_object c WHERE c.metaverse_object_id = o.id) AS joined,
-                      coalesce(o.deletion_eligible_date > now(), false) AS eligible_later
-                 FROM metaverse_object o WHERE ${PENDING}) s`,
-    );
+    const row = await new PendingDeletionStore(this.ds).tally();
     return {
       totalCount: row.total,
       deprovisioningCount: row.deprovisioning,
@@ -130,23 +84,12 @@ export class PendingDeletionsQuery {
     };
   }
 
-  private async countOf(typeId: number | null): Promise<number> {
-    const [{ count }]: Array<{ count: number }> =
-      typeId === null
-        ? await this.ds.query(`SELECT count(*)::int AS count FROM metaverse_object o WHERE ${PENDING}`)
-        : await this.ds.query(`SELECT count(*)::int AS count FROM metaverse_object o WHERE ${PENDING} AND o.type_id = $1`, [typeId]);
-    return count;
-  }
-
   /** The requested type (400 when it does not exist), or every type. */
   private async scope(raw: unknown): Promise<{ objectTypeId: number | null; typeIds: number[] }> {
     const errors = new ValidationErrorCollector();
     const objectTypeId = positiveIntParam(raw, 'objectTypeId', errors);
     errors.throwIfAny();
-    const types: Array<{ id: number }> =
-      objectTypeId === null
-        ? await this.ds.query(`SELECT id FROM metaverse_object_type ORDER BY id`)
-        : await this.ds.query(`SELECT id FROM metaverse_object_type WHERE id = $1`, [objectTypeId]);
+    const types = await new MetaverseSchemaStore(this.ds).objectTypeNames(objectTypeId ?? undefined);
     if (objectTypeId !== null && !types.length)
       throw DomainError.validation('objectTypeId', `Metaverse object type ${objectTypeId} does not exist.`);
     return { objectTypeId, typeIds: types.map((t) => t.id) };

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DomainError } from '@meridian/domain';
 import { JobName, JobQueue } from '@meridian/jobs';
-import { QueueProbeEntity } from '@meridian/persistence';
+import { QueueProbeEntity, QueueProbeStore } from '@meridian/persistence';
 import { DataSource } from 'typeorm';
 import { Initiator } from '../activities/initiator';
 
@@ -39,10 +39,6 @@ export class QueueProbesService {
 
   /** Worker side: marks the probe processed (idempotent). */
   async complete(id: string, worker: string): Promise<boolean> {
-    const [, updated] = await this.ds.query(
-      `UPDATE queue_probe SET processed_at = now(), processed_by = $2 WHERE id = $1 AND processed_at IS NULL`,
-      [id, worker],
-    );
-    return updated > 0;
+    return new QueueProbeStore(this.ds).complete(id, worker);
   }
 }

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ACTIVITY_SORT_KEYS, ActivitySortKey } from '@meridian/application';
 import { ActivityStatus, ExecutionErrorType, SyncOutcome } from '@meridian/domain';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../../../http/paging.dto';
@@ -10,15 +11,15 @@ export class ActivityListQueryDto extends PageQueryDto {
   @MaxLength(200)
   search?: string;
 
-  @ApiPropertyOptional({ enum: ['created', 'executed', 'status', 'type', 'target'], default: 'created' })
+  @ApiPropertyOptional({ enum: ACTIVITY_SORT_KEYS, default: 'created' })
   @IsOptional()
-  @IsIn(['created', 'executed', 'status', 'type', 'target'], { message: 'sortBy must be one of created, executed, status, type, target.' })
-  sortBy?: string;
+  @IsIn(ACTIVITY_SORT_KEYS, { message: `sortBy must be one of ${ACTIVITY_SORT_KEYS.join(', ')}.` })
+  sortBy?: ActivitySortKey;
 
   @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'asc' })
   @IsOptional()
   @IsIn(['asc', 'desc'], { message: 'sortDirection must be asc or desc.' })
-  sortDirection?: string;
+  sortDirection?: 'asc' | 'desc';
 }
 
 export class ActivitySummaryDto {

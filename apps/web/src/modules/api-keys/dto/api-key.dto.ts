@@ -1,10 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsBoolean, IsISO8601, IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
+import { IsArray, IsBoolean, IsISO8601, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+
+const NAME_MESSAGE = 'name is required and must be 1-200 characters.';
+/** Present fields must hold a value: null is refused where the column is NOT NULL. */
+const present = (_: object, v: unknown) => v !== undefined;
 
 export class CreateApiKeyDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'CI pipeline' })
-  @IsString()
-  @Length(1, 200)
+  @IsString({ message: NAME_MESSAGE })
+  @Length(1, 200, { message: NAME_MESSAGE })
+  @Matches(/\S/, { message: NAME_MESSAGE })
   name: string;
 
   @ApiPropertyOptional({ maxLength: 1000, nullable: true, type: String })
@@ -35,16 +40,17 @@ export class CreateApiKeyDto {
   expiresAt?: string | null;
 
   @ApiPropertyOptional({ default: true })
-  @IsOptional()
-  @IsBoolean()
+  @ValidateIf(present)
+  @IsBoolean({ message: 'isEnabled must be true or false.' })
   isEnabled?: boolean;
 }
 
 export class UpdateApiKeyDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
-  @IsOptional()
-  @IsString()
-  @Length(1, 200)
+  @ValidateIf(present)
+  @IsString({ message: NAME_MESSAGE })
+  @Length(1, 200, { message: NAME_MESSAGE })
+  @Matches(/\S/, { message: NAME_MESSAGE })
   name?: string;
 
   @ApiPropertyOptional({ maxLength: 1000, nullable: true, type: String })
@@ -55,7 +61,7 @@ export class UpdateApiKeyDto {
   description?: string | null;
 
   @ApiPropertyOptional({ type: [String] })
-  @IsOptional()
+  @ValidateIf(present)
   @IsArray()
   @IsString({ each: true })
   roles?: string[];
@@ -67,8 +73,8 @@ export class UpdateApiKeyDto {
   expiresAt?: string | null;
 
   @ApiPropertyOptional()
-  @IsOptional()
-  @IsBoolean()
+  @ValidateIf(present)
+  @IsBoolean({ message: 'isEnabled must be true or false.' })
   isEnabled?: boolean;
 }
 

@@ -1,0 +1,2 @@
+export * from './role.store';
+export * from './api-key.store';

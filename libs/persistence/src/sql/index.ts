@@ -1,0 +1,2 @@
+export * from './sql-runner';
+export * from './bounded-count';
