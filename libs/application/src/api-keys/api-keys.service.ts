@@ -7,7 +7,6 @@ import {
   canonicalRole,
   DomainError,
   KNOWN_ROLES,
-  parseDateTime,
   ValidationErrorCollector,
 } from '@meridian/domain';
 import { ApiKeyEntity, ApiKeyStore } from '@meridian/persistence';
@@ -21,7 +20,7 @@ export interface ApiKeyInput {
   name?: string;
   description?: string | null;
   roles?: string[];
-  expiresAt?: string | null;
+  expiresAt?: Date | null;
   isEnabled?: boolean;
 }
 
@@ -206,9 +205,8 @@ export class ApiKeysService {
       out.roles = [...roles];
     }
     if (input.expiresAt !== undefined) {
-      const d = input.expiresAt === null ? null : parseDateTime(input.expiresAt);
-      if (input.expiresAt !== null && !d) errors.add('expiresAt', 'expiresAt must be an ISO 8601 date-time.');
-      else if (creating && d && d.getTime() <= Date.now()) errors.add('expiresAt', 'expiresAt must be in the future.');
+      const d = input.expiresAt;
+      if (creating && d && d.getTime() <= Date.now()) errors.add('expiresAt', 'expiresAt must be in the future.');
       else out.expiresAt = d;
     }
     errors.throwIfAny();

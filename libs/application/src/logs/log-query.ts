@@ -1,6 +1,6 @@
-import { DomainError, ValidationErrors } from '@meridian/domain';
+import { DomainError, parseDateTime, ValidationErrors } from '@meridian/domain';
 import { LogLevelView, resolveLogLevel } from './log-entry';
-import { isCalendarDay, LOG_SERVICES, LogService } from './log-files';
+import { LOG_SERVICES, LogService } from './log-files';
 
 /** Spec §8: log entries limit default 500, range 1-5000; offset default 0. */
 export const LOG_LIMIT_DEFAULT = 500;
@@ -29,21 +29,14 @@ export interface NormalisedLogQuery {
   offset: number;
 }
 
-const DATE_TIME = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
-
 /**
  * The UTC day (YYYY-MM-DD) selected by an ISO date (`2025-03-01`) or datetime (`2025-03-01T23:30:00-02:00`
- * is 2025-03-02 in UTC; a datetime without an offset is read as UTC). Null when the text is not one.
+ * is 2025-03-02 in UTC; a datetime without an offset is read as UTC), read by the domain's date parser.
+ * Null when the text is not one.
  */
 export function parseLogDay(value: string | Date): string | null {
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString().slice(0, 10);
-  const m = DATE_TIME.exec(value.trim());
-  if (!m || !isCalendarDay(m[1])) return null;
-  if (m[2] === undefined) return m[1];
-  if (Number(m[2]) > 23 || Number(m[3]) > 59 || Number(m[4] ?? 0) > 59) return null;
-  const text = value.trim().replace(' ', 'T');
-  const time = Date.parse(m[5] ? text : `${text}Z`);
-  return Number.isNaN(time) ? null : new Date(time).toISOString().slice(0, 10);
+  return parseDateTime(value)?.toISOString().slice(0, 10) ?? null;
 }
 
 /** Validates a query and fills in its defaults; invalid values are a VALIDATION_ERROR naming each field. */

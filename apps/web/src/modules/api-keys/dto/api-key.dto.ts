@@ -1,5 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsBoolean, IsISO8601, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsArray, IsBoolean, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsDateTime } from '../../../http/date-time.validation';
+
+const EXPIRES_MESSAGE = 'expiresAt must be an ISO 8601 date-time.';
 
 const NAME_MESSAGE = 'name is required and must be 1-200 characters.';
 /** Present fields must hold a value: null is refused where the column is NOT NULL. */
@@ -36,8 +39,8 @@ export class CreateApiKeyDto {
   })
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
-  @IsISO8601({ strict: true })
-  expiresAt?: string | null;
+  @IsDateTime(EXPIRES_MESSAGE)
+  expiresAt?: Date | null;
 
   @ApiPropertyOptional({ default: true })
   @ValidateIf(present)
@@ -69,8 +72,8 @@ export class UpdateApiKeyDto {
   @ApiPropertyOptional({ format: 'date-time', nullable: true, type: String })
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
-  @IsISO8601({ strict: true })
-  expiresAt?: string | null;
+  @IsDateTime(EXPIRES_MESSAGE)
+  expiresAt?: Date | null;
 
   @ApiPropertyOptional()
   @ValidateIf(present)
