@@ -21,3 +21,4 @@ export * from './access';
 export * from './certificates';
 export * from './probes';
 export * from './metaverse';
+export * from './connected-systems';

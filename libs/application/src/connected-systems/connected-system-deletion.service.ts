@@ -12,13 +12,13 @@ import {
   SettingKeys,
 } from '@meridian/domain';
 import { JobName, JobQueue } from '@meridian/jobs';
-import { ActivityEntity, ConnectedSystemEntity } from '@meridian/persistence';
+import { ActivityEntity, ConnectedSystemDeletionStore, ConnectedSystemEntity } from '@meridian/persistence';
 import { Logger, LOGGER } from '@meridian/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
 import { SettingsService } from '../settings/settings.service';
-import { activeRunActivityIds, deletionActivityId, findSystem, recordSystemChange } from './connected-system.store';
+import { activeRunActivityIds, deletionActivityId, findSystem, recordSystemChange } from './connected-system.lookup';
 
 export interface DeletionPreview {
   connectedSystemId: number;
@@ -210,51 +210,31 @@ export class ConnectedSystemDeletionService {
     if (activity.status !== ActivityStatus.InProgress)
       return { state: 'finished', deleted: 0, reason: `Activity ${activityId} is ${activity.status}.` };
     const systemId = activity.connectedSystemId;
+    const store = new ConnectedSystemDeletionStore(this.ds);
 
     const runs = await activeRunActivityIds(this.ds.manager, systemId, staleMs);
     if (runs.length) {
       const reason = `Waiting for run profile activity ${runs.join(', ')} of "${activity.targetName}" to finish.`;
-      await this.ds.query(`UPDATE activity SET message = $2 WHERE id = $1 AND status = $3`, [
-        activityId,
-        reason,
-        ActivityStatus.InProgress,
-      ]);
+      await store.say(activityId, reason);
       return { state: 'waiting', deleted: 0, reason };
     }
 
     // A worker that crashed mid-way stops heart-beating; after the stale timeout another may resume.
-    const [claimed]: [Array<{ objects_processed: number }>, number] = await this.ds.query(
-      `UPDATE activity SET claimed_at = now(), claimed_by = $2, heartbeat_at = now(), executed = coalesce(executed, now()), message = $4
-        WHERE id = $1 AND status = $3
-          AND (claimed_at IS NULL OR claimed_by = $2 OR heartbeat_at IS NULL OR heartbeat_at < now() - ($5::bigint * interval '1 millisecond'))
-        RETURNING objects_processed`,
-      [activityId, worker, ActivityStatus.InProgress, `Deleting the connector space of "${activity.targetName}".`, staleMs],
-    );
-    if (!claimed.length) return { state: 'busy', deleted: 0, reason: `Activity ${activityId} is being processed by another worker.` };
+    const claimed = await store.claim(activityId, worker, `Deleting the connector space of "${activity.targetName}".`, staleMs);
+    if (claimed === null) return { state: 'busy', deleted: 0, reason: `Activity ${activityId} is being processed by another worker.` };
 
-    let processed = claimed[0].objects_processed;
-    const [{ remaining }] = await this.ds.query(
-      `SELECT count(*)::int AS remaining FROM connected_system_object WHERE connected_system_id = $1`,
-      [systemId],
-    );
-    await this.ds.query(`UPDATE activity SET objects_to_process = $2 WHERE id = $1`, [activityId, processed + remaining]);
+    let processed = claimed;
+    const remaining = await store.countObjects(systemId);
+    await store.setObjectsToProcess(activityId, processed + remaining);
 
     let last = '00000000-0000-0000-0000-000000000000';
     let deleted = 0;
     let lastProgress = Date.now();
     for (;;) {
-      const [batch]: Array<{ n: number; last: string | null }> = await this.ds.query(
-        `WITH batch AS (
-           SELECT id FROM connected_system_object WHERE connected_system_id = $1 AND id > $2::uuid ORDER BY id LIMIT $3
-         ), gone AS (
-           DELETE FROM connected_system_object c USING batch WHERE c.id = batch.id RETURNING c.id
-         )
-         SELECT count(*)::int AS n, max(id::text) AS last FROM gone`,
-        [systemId, last, batchSize],
-      );
-      if (!batch.n) break;
-      deleted += batch.n;
-      processed += batch.n;
+      const batch = await store.deleteObjectBatch(systemId, last, batchSize);
+      if (!batch.deleted) break;
+      deleted += batch.deleted;
+      processed += batch.deleted;
       last = batch.last!;
       if (Date.now() - lastProgress >= PROGRESS_INTERVAL_MS) {
         lastProgress = Date.now();
@@ -265,35 +245,21 @@ export class ConnectedSystemDeletionService {
     }
 
     const completed = await this.ds.transaction(async (m) => {
-      const [row]: Array<{ status: string; cancel_requested: boolean }> = await m.query(
-        `SELECT status, cancel_requested FROM activity WHERE id = $1 FOR UPDATE`,
-        [activityId],
-      );
-      if (!row || row.status !== ActivityStatus.InProgress || row.cancel_requested) return false;
-      const [{ rest }] = await m.query(`SELECT count(*)::int AS rest FROM connected_system_object WHERE connected_system_id = $1`, [
-        systemId,
-      ]);
+      const tx = new ConnectedSystemDeletionStore(m);
+      const row = await tx.lockActivity(activityId);
+      if (!row || row.status !== ActivityStatus.InProgress || row.cancelRequested) return false;
+      const rest = await tx.countObjects(systemId);
       await this.deleteSystemRows(m, systemId);
       processed += rest;
-      await m.query(
-        `UPDATE activity SET status = $2, completed = now(), heartbeat_at = now(), objects_processed = $3, objects_to_process = greatest(objects_to_process, $3),
-                execution_time_ms = (extract(epoch FROM (now() - coalesce(executed, created))) * 1000)::bigint, message = $4
-          WHERE id = $1`,
-        [
-          activityId,
-          ActivityStatus.Complete,
-          processed,
-          `Connected system "${activity.targetName}" deleted with ${processed} connector space object(s).`,
-        ],
+      await tx.complete(
+        activityId,
+        processed,
+        `Connected system "${activity.targetName}" deleted with ${processed} connector space object(s).`,
       );
       return true;
     });
     if (!completed) {
-      await this.ds.query(`UPDATE activity SET status = $2, completed = coalesce(completed, now()) WHERE id = $1 AND status = $3`, [
-        activityId,
-        ActivityStatus.Cancelled,
-        ActivityStatus.InProgress,
-      ]);
+      await store.cancel(activityId);
       return { state: 'cancelled', deleted, reason: `Activity ${activityId} was cancelled.` };
     }
     this.logger.log({
@@ -306,23 +272,14 @@ export class ConnectedSystemDeletionService {
 
   /** Ends a deletion that cannot go on (last attempt failed, or it could not be queued); the system stays. */
   async fail(activityId: string, reason: string): Promise<void> {
-    await this.ds.query(
-      `UPDATE activity SET status = $2, completed = now(), error_message = $3,
-              execution_time_ms = CASE WHEN executed IS NULL THEN NULL ELSE (extract(epoch FROM (now() - executed)) * 1000)::bigint END
-        WHERE id = $1 AND status = $4`,
-      [activityId, ActivityStatus.FailedWithError, reason, ActivityStatus.InProgress],
-    );
+    await new ConnectedSystemDeletionStore(this.ds).fail(activityId, reason);
   }
 
   /** Writes progress and the heartbeat; returns the activity status (a cancel request reads as Cancelled). */
   private async progress(activityId: string, processed: number): Promise<string | undefined> {
-    // An UPDATE through TypeORM answers [rows, affected].
-    const [rows]: [Array<{ status: string; cancel_requested: boolean }>, number] = await this.ds.query(
-      `UPDATE activity SET objects_processed = $2, heartbeat_at = now() WHERE id = $1 RETURNING status, cancel_requested`,
-      [activityId, processed],
-    );
-    if (!rows[0]) return undefined;
-    return rows[0].cancel_requested ? ActivityStatus.Cancelled : rows[0].status;
+    const state = await new ConnectedSystemDeletionStore(this.ds).progress(activityId, processed);
+    if (!state) return undefined;
+    return state.cancelRequested ? ActivityStatus.Cancelled : state.status;
   }
 
   /**
@@ -331,35 +288,15 @@ export class ConnectedSystemDeletionService {
    * types stop naming the system as a deletion-rule trigger.
    */
   private async deleteSystemRows(m: EntityManager, systemId: number): Promise<void> {
-    await m.query(
-      `UPDATE metaverse_object_type SET deletion_trigger_connected_system_ids = array_remove(deletion_trigger_connected_system_ids, $1), last_updated = now()
-        WHERE $1 = ANY(deletion_trigger_connected_system_ids)`,
-      [systemId],
-    );
+    await new ConnectedSystemDeletionStore(m).forgetDeletionTrigger(systemId);
     await m.getRepository(ConnectedSystemEntity).delete({ id: systemId });
   }
 
   private async buildPreview(m: EntityManager, system: ConnectedSystemEntity, staleMs: number): Promise<DeletionPreview> {
     const id = system.id;
-    const [counts] = await m.query(
-      `SELECT (SELECT count(*)::int FROM connected_system_object WHERE connected_system_id = $1) AS objects,
-              (SELECT count(*)::int FROM connected_system_object_type WHERE connected_system_id = $1) AS types,
-              (SELECT count(*)::int FROM connected_system_attribute a JOIN connected_system_object_type t ON t.id = a.object_type_id WHERE t.connected_system_id = $1) AS attributes,
-              (SELECT count(*)::int FROM connected_system_run_profile WHERE connected_system_id = $1) AS profiles,
-              (SELECT count(*)::int FROM sync_rule WHERE connected_system_id = $1) AS rules`,
-      [id],
-    );
-    const [joins] = await m.query(
-      `WITH joined AS (SELECT DISTINCT metaverse_object_id AS mvo FROM connected_system_object WHERE connected_system_id = $1 AND metaverse_object_id IS NOT NULL)
-       SELECT count(*)::int AS joined,
-              count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM connected_system_object o WHERE o.metaverse_object_id = joined.mvo AND o.connected_system_id <> $1))::int AS orphaned
-         FROM joined`,
-      [id],
-    );
-    const triggers: Array<{ name: string }> = await m.query(
-      `SELECT name FROM metaverse_object_type WHERE $1 = ANY(deletion_trigger_connected_system_ids) ORDER BY name`,
-      [id],
-    );
+    const store = new ConnectedSystemDeletionStore(m);
+    const counts = await store.counts(id);
+    const triggers = await store.deletionTriggerTypeNames(id);
     const runs = await activeRunActivityIds(m, id, staleMs);
     const expectedOutcome = runs.length
       ? ConnectedSystemDeletionOutcome.QueuedAfterSync
@@ -374,9 +311,9 @@ export class ConnectedSystemDeletionService {
       attributeCount: counts.attributes,
       runProfileCount: counts.profiles,
       syncRuleCount: counts.rules,
-      joinedMetaverseObjectCount: joins.joined,
-      metaverseObjectsLeftWithoutConnectorsCount: joins.orphaned,
-      deletionRuleObjectTypes: triggers.map((t) => t.name),
+      joinedMetaverseObjectCount: counts.joined,
+      metaverseObjectsLeftWithoutConnectorsCount: counts.orphaned,
+      deletionRuleObjectTypes: triggers,
       activeRunActivityIds: runs,
       immediateDeletionMaxObjects: IMMEDIATE_DELETION_MAX_OBJECTS,
       expectedOutcome,

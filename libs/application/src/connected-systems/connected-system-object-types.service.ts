@@ -8,11 +8,16 @@ import {
   planAttributeSelection,
   ValidationErrorCollector,
 } from '@meridian/domain';
-import { ConnectedSystemAttributeEntity, ConnectedSystemEntity, ConnectedSystemObjectTypeEntity } from '@meridian/persistence';
+import {
+  ConnectedSystemAttributeEntity,
+  ConnectedSystemEntity,
+  ConnectedSystemObjectTypeEntity,
+  ConnectedSystemStore,
+} from '@meridian/persistence';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
-import { findSystem, findSystemForChange, recordSystemChange } from './connected-system.store';
+import { findSystem, findSystemForChange, recordSystemChange } from './connected-system.lookup';
 import { csAttributeView, CsAttributeView, csObjectTypeView, CsObjectTypeView } from './connected-system.views';
 
 export interface CsObjectTypeInput {
@@ -276,18 +281,7 @@ export class ConnectedSystemObjectTypesService {
     always = false,
   ) {
     if (changed.length) {
-      await m.query(
-        `UPDATE connected_system_attribute a SET selected = v.selected, is_external_id = v.is_external_id, is_secondary_external_id = v.is_secondary_external_id
-           FROM unnest($1::int[], $2::boolean[], $3::boolean[], $4::boolean[]) AS v(id, selected, is_external_id, is_secondary_external_id)
-          WHERE a.id = v.id AND a.object_type_id = $5`,
-        [
-          changed.map((c) => c.id),
-          changed.map((c) => c.selected),
-          changed.map((c) => c.isExternalId),
-          changed.map((c) => c.isSecondaryExternalId),
-          type.id,
-        ],
-      );
+      await new ConnectedSystemStore(m).setAttributeFlags(type.id, changed);
       await this.markChanged(m, system);
     }
     if (!changed.length && !always) return null;

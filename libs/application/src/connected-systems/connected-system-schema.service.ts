@@ -21,7 +21,7 @@ import { DataSource, EntityManager, In } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
 import { ConnectorContextFactory, withDeadline } from './connector-context.factory';
-import { findSystem, findSystemForChange, recordSystemChange } from './connected-system.store';
+import { findSystem, findSystemForChange, recordSystemChange } from './connected-system.lookup';
 
 export interface TestConnectionView {
   success: boolean;

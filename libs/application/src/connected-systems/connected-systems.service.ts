@@ -17,7 +17,7 @@ import {
   validateConnectorSettings,
   ValidatedSettings,
 } from '@meridian/connectors';
-import { ConnectedSystemEntity, RunProfileEntity } from '@meridian/persistence';
+import { ConnectedSystemEntity, RunProfileEntity, ConnectedSystemStore } from '@meridian/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
@@ -29,7 +29,7 @@ import {
   isUniqueViolation,
   recordSystemChange,
   systemCounts,
-} from './connected-system.store';
+} from './connected-system.lookup';
 import {
   connectedSystemDetail,
   ConnectedSystemDetail,
@@ -259,14 +259,9 @@ export class ConnectedSystemsService {
   }
 
   private async assertNameFree(m: EntityManager, name: string, exceptId: number | null): Promise<void> {
-    const rows: Array<{ id: number }> = await m.query(
-      `SELECT id FROM connected_system WHERE lower(name) = lower($1) AND id <> coalesce($2::int, 0)`,
-      [name, exceptId],
-    );
-    if (rows.length)
-      throw DomainError.conflict(`A connected system named "${name}" already exists (id ${rows[0].id}); names are unique, ignoring case.`, {
-        id: rows[0].id,
-      });
+    const id = await new ConnectedSystemStore(m).systemNamedLike(name, exceptId);
+    if (id !== null)
+      throw DomainError.conflict(`A connected system named "${name}" already exists (id ${id}); names are unique, ignoring case.`, { id });
   }
 
   private async saving<T>(work: () => Promise<T>): Promise<T> {

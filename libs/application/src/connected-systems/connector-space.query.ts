@@ -3,10 +3,10 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { ConnectorSpaceObjectStatus, DomainError, ValidationErrorCollector } from '@meridian/domain';
 import { PagedResult, pageOf, parsePaging } from '@meridian/platform';
 import { DataSource } from 'typeorm';
-import { BoundedCount, boundedCount, firstMatches, LIST_COUNT_CAP } from '../common/bounded-count';
+import { AttributeMeta, ConnectedSystemStore, ConnectorSpaceItemRow, ConnectorSpaceReadStore } from '@meridian/persistence';
 import { booleanParam, enumParam, positiveIntParam, prefixPattern, textParam } from '../common/query-params';
-import { findSystem } from './connected-system.store';
-import { AttributeMeta, attributeMeta, PendingExportView } from './pending-export.views';
+import { findSystem } from './connected-system.lookup';
+import { PendingExportView } from './pending-export.views';
 import { PendingExportsQuery } from './pending-exports.query';
 
 export interface ConnectorSpaceListQuery {
@@ -51,49 +51,20 @@ export interface ConnectorSpaceObjectDetail extends ConnectorSpaceObjectListItem
 /** Longest search text accepted. */
 const MAX_SEARCH_LENGTH = 200;
 
-const ITEM_COLUMNS = `c.id, c.external_id, c.secondary_external_id, c.display_name, c.object_type_id, t.name AS object_type_name, c.status,
-  c.metaverse_object_id, c.join_type, c.created, c.last_updated,
-  (SELECT count(*)::int FROM pending_export pe WHERE pe.connected_system_object_id = c.id) AS pending_export_count`;
-const ITEM_FROM = 'connected_system_object c JOIN connected_system_object_type t ON t.id = c.object_type_id';
-
-interface ItemRow {
-  id: string;
-  external_id: string | null;
-  secondary_external_id: string | null;
-  display_name: string | null;
-  object_type_id: number;
-  object_type_name: string;
-  status: string;
-  metaverse_object_id: string | null;
-  join_type: string | null;
-  created: Date;
-  last_updated: Date | null;
-  pending_export_count: number;
-}
-
-interface DetailRow extends ItemRow {
-  sync_pending: boolean;
-  attributes: Record<string, unknown> | null;
-  resolved_references: Record<string, unknown> | null;
-  mv_id: string | null;
-  mv_display_name: string | null;
-  mv_type_name: string | null;
-}
-
-function itemView(r: ItemRow): ConnectorSpaceObjectListItem {
+function itemView(r: ConnectorSpaceItemRow): ConnectorSpaceObjectListItem {
   return {
     id: r.id,
-    externalId: r.external_id,
-    secondaryExternalId: r.secondary_external_id,
-    displayName: r.display_name,
-    objectTypeId: r.object_type_id,
-    objectTypeName: r.object_type_name,
+    externalId: r.externalId,
+    secondaryExternalId: r.secondaryExternalId,
+    displayName: r.displayName,
+    objectTypeId: r.objectTypeId,
+    objectTypeName: r.objectTypeName,
     status: r.status,
-    metaverseObjectId: r.metaverse_object_id,
-    joinType: r.join_type,
+    metaverseObjectId: r.metaverseObjectId,
+    joinType: r.joinType,
     created: r.created.toISOString(),
-    lastUpdated: r.last_updated?.toISOString() ?? null,
-    pendingExportCount: r.pending_export_count,
+    lastUpdated: r.lastUpdated?.toISOString() ?? null,
+    pendingExportCount: r.pendingExportCount,
   };
 }
 
@@ -129,84 +100,30 @@ export class ConnectorSpaceQuery {
     const search = textParam(query.search, 'search', MAX_SEARCH_LENGTH, errors);
     errors.throwIfAny();
     await findSystem(this.ds.manager, systemId);
-    if (objectTypeId !== null) {
-      const known = await this.ds.query(`SELECT 1 FROM connected_system_object_type WHERE id = $1 AND connected_system_id = $2`, [
-        objectTypeId,
-        systemId,
-      ]);
-      if (!known.length)
-        throw DomainError.validation('objectTypeId', `Object type ${objectTypeId} does not belong to connected system ${systemId}.`);
-    }
-
-    const params: unknown[] = [systemId];
-    const p = (v: unknown) => `$${params.push(v)}`;
-    const where = ['c.connected_system_id = $1'];
-    if (status) where.push(`c.status = ${p(status)}`);
-    if (objectTypeId !== null) where.push(`c.object_type_id = ${p(objectTypeId)}`);
-    if (joined !== null) where.push(`c.metaverse_object_id IS ${joined ? 'NOT ' : ''}NULL`);
-    if (search) {
-      // lower() on both sides in SQL, so the comparison uses one case mapping; the expressions are the ones an
-      // index on (connected_system_id, lower(<column>) text_pattern_ops) would serve.
-      const pattern = `lower(${p(prefixPattern(search))}::text)`;
-      where.push(
-        `(lower(c.external_id) LIKE ${pattern} OR lower(c.secondary_external_id) LIKE ${pattern} OR lower(c.display_name) LIKE ${pattern})`,
-      );
-    }
-    const whereSql = where.join(' AND ');
-    const walk = async () =>
-      (
-        (await this.ds.query(
-          `SELECT c.id FROM connected_system_object c WHERE ${whereSql} ORDER BY c.id LIMIT ${paging.pageSize} OFFSET ${paging.offset}`,
-          params,
-        )) as Array<{ id: string }>
-      ).map((r) => r.id);
-
-    let ids: string[];
-    let counted: BoundedCount;
-    if (where.length === 1) {
-      ids = await walk();
-      counted = await boundedCount(this.ds, `connected_system_object c WHERE ${whereSql}`, params, paging, ids.length);
-    } else {
-      const first = await firstMatches(this.ds, `SELECT c.id FROM connected_system_object c WHERE ${whereSql}`, params, paging);
-      if (first) {
-        ids = first.pageIds;
-        counted = { totalCount: first.totalCount, totalCountIsExact: true };
-      } else {
-        ids = await walk();
-        counted = { totalCount: paging.offset + LIST_COUNT_CAP, totalCountIsExact: false };
-      }
-    }
-    const rows: ItemRow[] = ids.length
-      ? await this.ds.query(`SELECT ${ITEM_COLUMNS} FROM ${ITEM_FROM} WHERE c.id = ANY($1::uuid[]) ORDER BY c.id`, [ids])
-      : [];
-    return { ...pageOf(rows.map(itemView), counted.totalCount, paging), totalCountIsExact: counted.totalCountIsExact };
+    if (objectTypeId !== null && !(await new ConnectedSystemStore(this.ds).hasObjectType(systemId, objectTypeId)))
+      throw DomainError.validation('objectTypeId', `Object type ${objectTypeId} does not belong to connected system ${systemId}.`);
+    const { rows, totalCount, totalCountIsExact } = await new ConnectorSpaceReadStore(this.ds).page(
+      systemId,
+      { status, objectTypeId, joined, searchPattern: search ? prefixPattern(search) : null },
+      paging,
+    );
+    return { ...pageOf(rows.map(itemView), totalCount, paging), totalCountIsExact };
   }
 
   /** One object with its values, resolved references, join and pending exports; 404 unless it belongs to the system. */
   async get(systemId: number, objectId: string): Promise<ConnectorSpaceObjectDetail> {
     await findSystem(this.ds.manager, systemId);
-    const [row]: DetailRow[] = await this.ds.query(
-      `SELECT ${ITEM_COLUMNS}, c.sync_pending, c.attributes, c.resolved_references,
-              mo.id AS mv_id, mo.display_name AS mv_display_name, mt.name AS mv_type_name
-         FROM ${ITEM_FROM}
-         LEFT JOIN metaverse_object mo ON mo.id = c.metaverse_object_id
-         LEFT JOIN metaverse_object_type mt ON mt.id = mo.type_id
-        WHERE c.id = $1 AND c.connected_system_id = $2`,
-      [objectId, systemId],
-    );
+    const row = await new ConnectorSpaceReadStore(this.ds).detail(systemId, objectId);
     if (!row) throw DomainError.notFound(`Connector space object ${objectId} of connected system`, systemId);
 
     const values = Object.entries(row.attributes ?? {});
-    const references = row.resolved_references ? Object.entries(row.resolved_references) : null;
-    const attributes = await attributeMeta(
-      this.ds,
-      [...values, ...(references ?? [])].map(([id]) => Number(id)),
-    );
+    const references = row.resolvedReferences ? Object.entries(row.resolvedReferences) : null;
+    const attributes = await new ConnectedSystemStore(this.ds).attributeMeta([...values, ...(references ?? [])].map(([id]) => Number(id)));
     const order = byAttribute(attributes);
     const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === null || v === undefined ? [] : [v]);
     return {
       ...itemView(row),
-      syncPending: row.sync_pending,
+      syncPending: row.syncPending,
       attributeValues: values
         .map(([id, v]) => ({
           attributeId: Number(id),
@@ -223,7 +140,7 @@ export class ConnectorSpaceQuery {
             connectedSystemObjectIds: asArray(v) as Array<string | null>,
           }))
           .sort(order) ?? null,
-      metaverseObject: row.mv_id ? { id: row.mv_id, displayName: row.mv_display_name, typeName: row.mv_type_name ?? '' } : null,
+      metaverseObject: row.mvId ? { id: row.mvId, displayName: row.mvDisplayName, typeName: row.mvTypeName ?? '' } : null,
       pendingExports: await this.pendingExports.forObject(row.id),
     };
   }

@@ -17,14 +17,14 @@ import {
 } from '@meridian/domain';
 import { Connector, ConnectorRegistry } from '@meridian/connectors';
 import { JobName, JobQueue } from '@meridian/jobs';
-import { ActivityEntity, ConnectedSystemEntity, RunProfileEntity } from '@meridian/persistence';
+import { ActivityEntity, ConnectedSystemEntity, RunProfileEntity, ConnectedSystemStore } from '@meridian/persistence';
 import { Logger, LOGGER } from '@meridian/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
 import { SettingsService } from '../settings/settings.service';
 import { capabilitiesOf } from './connected-systems.service';
-import { findSystem, findSystemForChange, isUniqueViolation, recordSystemChange } from './connected-system.store';
+import { findSystem, findSystemForChange, isUniqueViolation, recordSystemChange } from './connected-system.lookup';
 import { runProfileView, RunProfileView } from './connected-system.views';
 
 export interface RunProfileInput {
@@ -147,15 +147,11 @@ export class RunProfilesService {
     await this.ds.transaction(async (m) => {
       const system = await findSystemForChange(m, systemId, 'share');
       const profile = await this.require(m, systemId, id);
-      const running: Array<{ id: string }> = await m.query(
-        `SELECT id FROM activity WHERE connected_system_run_profile_id = $1 AND target_type = $2 AND status = $3 AND target_operation_type = $4 LIMIT 1`,
-        [id, ActivityTargetType.ConnectedSystemRunProfile, ActivityStatus.InProgress, ActivityOperationType.Execute],
-      );
-      if (running.length)
-        throw DomainError.conflict(
-          `Run profile "${profile.name}" is running (activity ${running[0].id}); delete it when the run has finished.`,
-          { activityId: running[0].id },
-        );
+      const running = await new ConnectedSystemStore(m).runningActivityOfProfile(id);
+      if (running)
+        throw DomainError.conflict(`Run profile "${profile.name}" is running (activity ${running}); delete it when the run has finished.`, {
+          activityId: running,
+        });
       await m.getRepository(RunProfileEntity).delete({ id });
       await recordSystemChange(
         this.activities,
@@ -308,12 +304,9 @@ export class RunProfilesService {
   }
 
   private async assertNameFree(m: EntityManager, systemId: number, name: string, exceptId: number | null): Promise<void> {
-    const rows: Array<{ id: number }> = await m.query(
-      `SELECT id FROM connected_system_run_profile WHERE connected_system_id = $1 AND lower(name) = lower($2) AND id <> coalesce($3::int, 0)`,
-      [systemId, name, exceptId],
-    );
-    if (rows.length)
-      throw DomainError.conflict(`This connected system already has a run profile named "${name}" (id ${rows[0].id}).`, { id: rows[0].id });
+    const taken = await new ConnectedSystemStore(m).runProfileNamedLike(systemId, name, exceptId);
+    if (taken !== null)
+      throw DomainError.conflict(`This connected system already has a run profile named "${name}" (id ${taken}).`, { id: taken });
   }
 
   private async saving<T>(work: () => Promise<T>): Promise<T> {

@@ -14,7 +14,7 @@ import {
 import { Logger, LOGGER } from '@meridian/platform';
 import { DataSource } from 'typeorm';
 import { SettingsService } from '../settings/settings.service';
-import { deletionActivityId } from '../connected-systems/connected-system.store';
+import { deletionActivityId } from '../connected-systems/connected-system.lookup';
 import { RunCancelledError, RunContext } from './run-context';
 import { ENGINE_RUNNERS, EngineRunner } from './engine-runner';
 

@@ -23,7 +23,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
-import { isUniqueViolation } from '../connected-systems/connected-system.store';
+import { isUniqueViolation } from '../connected-systems/connected-system.lookup';
 import { ScheduleClock } from './schedule-clock';
 
 /** Body of create and (partial) update, as received; every field is checked here. */

@@ -1,5 +1,5 @@
-import { ActivityOperationType, ActivityStatus, ActivityTargetType, DomainError } from '@meridian/domain';
-import { ActivityEntity, ConnectedSystemEntity } from '@meridian/persistence';
+import { DomainError } from '@meridian/domain';
+import { ActivityEntity, ConnectedSystemEntity, ConnectedSystemStore } from '@meridian/persistence';
 import { EntityManager } from 'typeorm';
 import { ActivitiesService, ConfigChange } from '../activities/activities.service';
 import { ConnectedSystemCounts } from './connected-system.views';
@@ -20,11 +20,7 @@ export async function findSystem(m: EntityManager, id: number, lock?: 'share' | 
 
 /** The InProgress deletion activity of a system queued for deletion, if any. */
 export async function deletionActivityId(m: EntityManager, systemId: number): Promise<string | null> {
-  const rows: Array<{ id: string }> = await m.query(
-    `SELECT id FROM activity WHERE connected_system_id = $1 AND target_type = $2 AND target_operation_type = $3 AND status = $4 ORDER BY created LIMIT 1`,
-    [systemId, ActivityTargetType.ConnectedSystem, ActivityOperationType.Delete, ActivityStatus.InProgress],
-  );
-  return rows[0]?.id ?? null;
+  return new ConnectedSystemStore(m).deletionActivityId(systemId);
 }
 
 /** Refuses changes to a system that is queued for deletion (409). */
@@ -58,33 +54,12 @@ export async function findSystemForChange(
  * (or that no worker picked up) for longer than `staleMs` is not counted: the reaper owns it.
  */
 export async function activeRunActivityIds(m: EntityManager, systemId: number, staleMs: number): Promise<string[]> {
-  const rows: Array<{ id: string }> = await m.query(
-    `SELECT id FROM activity
-      WHERE connected_system_id = $1 AND target_type = $2 AND status = $3
-        AND coalesce(heartbeat_at, created) > now() - ($4::bigint * interval '1 millisecond')
-      ORDER BY created`,
-    [systemId, ActivityTargetType.ConnectedSystemRunProfile, ActivityStatus.InProgress, staleMs],
-  );
-  return rows.map((r) => r.id);
+  return new ConnectedSystemStore(m).activeRunActivityIds(systemId, staleMs);
 }
 
 /** Object types, connector space objects and run profiles per system, in three grouped statements. */
 export async function systemCounts(m: EntityManager, ids: number[]): Promise<Map<number, ConnectedSystemCounts>> {
-  const out = new Map<number, ConnectedSystemCounts>(ids.map((id) => [id, { objectTypeCount: 0, objectCount: 0, runProfileCount: 0 }]));
-  if (!ids.length) return out;
-  const queries: Array<[keyof ConnectedSystemCounts, string]> = [
-    ['objectTypeCount', 'connected_system_object_type'],
-    ['objectCount', 'connected_system_object'],
-    ['runProfileCount', 'connected_system_run_profile'],
-  ];
-  for (const [field, table] of queries) {
-    const rows: Array<{ id: number; count: number }> = await m.query(
-      `SELECT connected_system_id AS id, count(*)::int AS count FROM ${table} WHERE connected_system_id = ANY($1::int[]) GROUP BY connected_system_id`,
-      [ids],
-    );
-    for (const r of rows) out.get(r.id)![field] = r.count;
-  }
-  return out;
+  return new ConnectedSystemStore(m).counts(ids);
 }
 
 /** Records a configuration change of (something under) a connected system, linked to the system. */
