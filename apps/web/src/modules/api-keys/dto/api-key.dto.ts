@@ -1,18 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsBoolean, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsArray, IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+import { NonBlankText, UnlessNull, WhenPresent } from '../../../http/field.validation';
 import { IsDateTime } from '../../../http/date-time.validation';
 
 const EXPIRES_MESSAGE = 'expiresAt must be an ISO 8601 date-time.';
 
 const NAME_MESSAGE = 'name is required and must be 1-200 characters.';
-/** Present fields must hold a value: null is refused where the column is NOT NULL. */
-const present = (_: object, v: unknown) => v !== undefined;
 
 export class CreateApiKeyDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'CI pipeline' })
-  @IsString({ message: NAME_MESSAGE })
-  @Length(1, 200, { message: NAME_MESSAGE })
-  @Matches(/\S/, { message: NAME_MESSAGE })
+  @NonBlankText(1, 200, NAME_MESSAGE)
   name: string;
 
   @ApiPropertyOptional({ maxLength: 1000, nullable: true, type: String })
@@ -37,46 +34,41 @@ export class CreateApiKeyDto {
     type: String,
     description: 'When the key stops working; null or absent: never.',
   })
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
+  @UnlessNull()
   @IsDateTime(EXPIRES_MESSAGE)
   expiresAt?: Date | null;
 
   @ApiPropertyOptional({ default: true })
-  @ValidateIf(present)
+  @WhenPresent()
   @IsBoolean({ message: 'isEnabled must be true or false.' })
   isEnabled?: boolean;
 }
 
 export class UpdateApiKeyDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
-  @ValidateIf(present)
-  @IsString({ message: NAME_MESSAGE })
-  @Length(1, 200, { message: NAME_MESSAGE })
-  @Matches(/\S/, { message: NAME_MESSAGE })
+  @WhenPresent()
+  @NonBlankText(1, 200, NAME_MESSAGE)
   name?: string;
 
   @ApiPropertyOptional({ maxLength: 1000, nullable: true, type: String })
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
+  @UnlessNull()
   @IsString()
   @MaxLength(1000)
   description?: string | null;
 
   @ApiPropertyOptional({ type: [String] })
-  @ValidateIf(present)
+  @WhenPresent()
   @IsArray()
   @IsString({ each: true })
   roles?: string[];
 
   @ApiPropertyOptional({ format: 'date-time', nullable: true, type: String })
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
+  @UnlessNull()
   @IsDateTime(EXPIRES_MESSAGE)
   expiresAt?: Date | null;
 
   @ApiPropertyOptional()
-  @ValidateIf(present)
+  @WhenPresent()
   @IsBoolean({ message: 'isEnabled must be true or false.' })
   isEnabled?: boolean;
 }

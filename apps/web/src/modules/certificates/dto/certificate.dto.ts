@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsOptional, IsString, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+import { NonBlankText, UnlessNull, WhenPresent } from '../../../http/field.validation';
 import {
   CERTIFICATE_EXPIRING_SOON_DAYS,
   CERTIFICATE_NAME_MAX,
@@ -10,27 +11,22 @@ import {
 const NAME_MESSAGE = `name is required and must be 1-${CERTIFICATE_NAME_MAX} characters.`;
 const NOTES_MESSAGE = `notes must be text of at most ${CERTIFICATE_NOTES_MAX} characters.`;
 const ENABLED_MESSAGE = 'isEnabled must be true or false.';
-/** Present fields must hold a value: null is refused where the column is NOT NULL. */
-const present = (_: object, v: unknown) => v !== undefined;
 
 const PEM_EXAMPLE = '-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIU…\n-----END CERTIFICATE-----\n';
 
 export class UploadCertificateDto {
   @ApiProperty({ minLength: 1, maxLength: CERTIFICATE_NAME_MAX, example: 'Acme Root CA' })
-  @IsString({ message: NAME_MESSAGE })
-  @Length(1, CERTIFICATE_NAME_MAX, { message: NAME_MESSAGE })
-  @Matches(/\S/, { message: NAME_MESSAGE })
+  @NonBlankText(1, CERTIFICATE_NAME_MAX, NAME_MESSAGE)
   name: string;
 
   @ApiPropertyOptional({ maxLength: 2000, nullable: true, type: String, example: "Issues the directory servers' LDAPS certificates." })
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
+  @UnlessNull()
   @IsString({ message: NOTES_MESSAGE })
   @MaxLength(CERTIFICATE_NOTES_MAX, { message: NOTES_MESSAGE })
   notes?: string | null;
 
   @ApiPropertyOptional({ default: true, description: 'Only enabled certificates are trusted by connectors.' })
-  @ValidateIf(present)
+  @WhenPresent()
   @IsBoolean({ message: ENABLED_MESSAGE })
   isEnabled?: boolean;
 
@@ -61,21 +57,18 @@ export class UploadCertificateDto {
 /** Spec 4.11: all fields optional. */
 export class UpdateCertificateDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: CERTIFICATE_NAME_MAX })
-  @ValidateIf(present)
-  @IsString({ message: NAME_MESSAGE })
-  @Length(1, CERTIFICATE_NAME_MAX, { message: NAME_MESSAGE })
-  @Matches(/\S/, { message: NAME_MESSAGE })
+  @WhenPresent()
+  @NonBlankText(1, CERTIFICATE_NAME_MAX, NAME_MESSAGE)
   name?: string;
 
   @ApiPropertyOptional({ maxLength: 2000, nullable: true, type: String, description: 'null or empty text clears the notes.' })
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
+  @UnlessNull()
   @IsString({ message: NOTES_MESSAGE })
   @MaxLength(CERTIFICATE_NOTES_MAX, { message: NOTES_MESSAGE })
   notes?: string | null;
 
   @ApiPropertyOptional()
-  @ValidateIf(present)
+  @WhenPresent()
   @IsBoolean({ message: ENABLED_MESSAGE })
   isEnabled?: boolean;
 }

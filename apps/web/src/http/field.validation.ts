@@ -1,0 +1,25 @@
+import { applyDecorators } from '@nestjs/common';
+import { IsString, Length, Matches, ValidateIf } from 'class-validator';
+
+/**
+ * Validation building blocks shared by the request bodies. Each rule lives here once; a DTO composes them
+ * with the messages of its fields. Services receive the validated, typed body and do not check it again.
+ */
+
+/** A field given in the body, even as null: partial updates validate only what they were sent. */
+export const isPresent = (_: object, value: unknown): boolean => value !== undefined;
+
+/** Validate the field whenever it is in the body; `null` is then refused by the field's type rule. */
+export function WhenPresent(): PropertyDecorator {
+  return ValidateIf(isPresent);
+}
+
+/** Validate the field only when it holds a value: absent and `null` both mean "no value". */
+export function UnlessNull(): PropertyDecorator {
+  return ValidateIf((_: object, value: unknown) => value !== undefined && value !== null);
+}
+
+/** Text of `min`..`max` characters with at least one non-space character, every failure reported as `message`. */
+export function NonBlankText(min: number, max: number, message: string): PropertyDecorator {
+  return applyDecorators(IsString({ message }), Length(min, max, { message }), Matches(/\S/, { message }));
+}
