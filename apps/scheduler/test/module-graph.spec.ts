@@ -1,4 +1,12 @@
-import { ApiKeysService, MetaverseObjectsWriter, RunProfileExecutor, ScheduleExecutionRunner } from '@meridian/application';
+import {
+  ApiKeysService,
+  ConnectedSystemsService,
+  ConnectorContextFactory,
+  MetaverseObjectsWriter,
+  RunProfileExecutor,
+  RunProfilesService,
+  ScheduleExecutionRunner,
+} from '@meridian/application';
 import { waitFor } from '@meridian/testing';
 import { SchedulerInstance, SchedulerTestBed } from './harness';
 
@@ -16,11 +24,14 @@ describe('the scheduler process holds the schedule runner, nothing of the API or
     await bed?.close();
   });
 
-  it('holds the schedule execution runner', () => {
-    expect(s.app.get(ScheduleExecutionRunner)).toBeInstanceOf(ScheduleExecutionRunner);
+  it.each([ScheduleExecutionRunner, RunProfilesService])('holds %p', (type) => {
+    expect(s.app.get(type)).toBeInstanceOf(type);
   });
 
-  it.each([RunProfileExecutor, ApiKeysService, MetaverseObjectsWriter])('does not hold %p', (type) => {
-    expect(() => s.app.get(type)).toThrow(/could not find/i);
-  });
+  it.each([RunProfileExecutor, ApiKeysService, MetaverseObjectsWriter, ConnectedSystemsService, ConnectorContextFactory])(
+    'does not hold %p',
+    (type) => {
+      expect(() => s.app.get(type)).toThrow(/could not find/i);
+    },
+  );
 });

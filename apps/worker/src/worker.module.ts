@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ApplicationCoreModule, ConnectedSystemsServicesModule, EngineModule, QueueProbesModule } from '@meridian/application';
+import { ApplicationCoreModule, ConnectedSystemDeletionModule, EngineModule, QueueProbesModule } from '@meridian/application';
 import { AppConfig, Logger, PlatformModule } from '@meridian/platform';
 import { JOB_HANDLERS } from './handlers/job-handler';
 import { ConnectedSystemDeletionHandler } from './handlers/connected-system-deletion.handler';
@@ -20,7 +20,7 @@ export class WorkerModule {
         PlatformModule.forRoot(config, logger),
         ApplicationCoreModule.forRoot(config),
         EngineModule,
-        ConnectedSystemsServicesModule,
+        ConnectedSystemDeletionModule,
         QueueProbesModule,
       ],
       providers: [

@@ -2,9 +2,12 @@ import { INestApplicationContext } from '@nestjs/common';
 import {
   ApiKeysService,
   ConnectedSystemDeletionService,
+  ConnectedSystemsService,
+  ConnectorContextFactory,
   HousekeepingService,
   MetaverseObjectsWriter,
   RunProfileExecutor,
+  RunProfilesService,
   ScheduleExecutionRunner,
   SchedulesService,
 } from '@meridian/application';
@@ -33,11 +36,14 @@ describe('the worker process holds the engine and the jobs it runs, nothing of t
     await db?.drop();
   });
 
-  it.each([RunProfileExecutor, HousekeepingService, ConnectedSystemDeletionService])('holds %p', (type) => {
+  it.each([RunProfileExecutor, HousekeepingService, ConnectedSystemDeletionService, ConnectorContextFactory])('holds %p', (type) => {
     expect(worker.get(type)).toBeInstanceOf(type);
   });
 
-  it.each([ApiKeysService, MetaverseObjectsWriter, SchedulesService, ScheduleExecutionRunner])('does not hold %p', (type) => {
-    expect(() => worker.get(type)).toThrow(/could not find/i);
-  });
+  it.each([ApiKeysService, MetaverseObjectsWriter, SchedulesService, ScheduleExecutionRunner, ConnectedSystemsService, RunProfilesService])(
+    'does not hold %p',
+    (type) => {
+      expect(() => worker.get(type)).toThrow(/could not find/i);
+    },
+  );
 });

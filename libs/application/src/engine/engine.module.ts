@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { ConnectedSystemsServicesModule } from '../connected-systems/connected-systems.module';
+import { ConnectorAccessModule } from '../connected-systems/connected-systems.module';
 import { ENGINE_PROVIDERS } from './engine.providers';
 
 /** The synchronisation engine: runners, the executor that runs them, and housekeeping. */
-@Module({ imports: [ConnectedSystemsServicesModule], providers: ENGINE_PROVIDERS, exports: ENGINE_PROVIDERS })
+@Module({ imports: [ConnectorAccessModule], providers: ENGINE_PROVIDERS, exports: ENGINE_PROVIDERS })
 export class EngineModule {}

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ConnectedSystemsServicesModule } from '../connected-systems/connected-systems.module';
+import { RunProfileLaunchModule } from '../connected-systems/connected-systems.module';
 import { SCHEDULE_ENGINE_OPTIONS, ScheduleEngineOptions, scheduleEngineOptions } from './engine/schedule-engine.options';
 import { SCHEDULE_RUNNER_PROVIDERS, SCHEDULES_PROVIDERS } from './schedules.providers';
 
@@ -13,7 +13,7 @@ export class ScheduleRunnerModule {
   static forRoot(options: Partial<ScheduleEngineOptions> = {}): DynamicModule {
     return {
       module: ScheduleRunnerModule,
-      imports: [SchedulesServicesModule, ConnectedSystemsServicesModule],
+      imports: [SchedulesServicesModule, RunProfileLaunchModule],
       providers: [...SCHEDULE_RUNNER_PROVIDERS, { provide: SCHEDULE_ENGINE_OPTIONS, useValue: scheduleEngineOptions(options) }],
       exports: SCHEDULE_RUNNER_PROVIDERS,
     };
