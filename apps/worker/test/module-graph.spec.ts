@@ -1,6 +1,7 @@
 import { INestApplicationContext } from '@nestjs/common';
 import {
   ApiKeysService,
+  CertificatesService,
   ConnectedSystemDeletionService,
   ConnectedSystemsService,
   ConnectorContextFactory,
@@ -40,10 +41,15 @@ describe('the worker process holds the engine and the jobs it runs, nothing of t
     expect(worker.get(type)).toBeInstanceOf(type);
   });
 
-  it.each([ApiKeysService, MetaverseObjectsWriter, SchedulesService, ScheduleExecutionRunner, ConnectedSystemsService, RunProfilesService])(
-    'does not hold %p',
-    (type) => {
-      expect(() => worker.get(type)).toThrow(/could not find/i);
-    },
-  );
+  it.each([
+    ApiKeysService,
+    MetaverseObjectsWriter,
+    SchedulesService,
+    ScheduleExecutionRunner,
+    ConnectedSystemsService,
+    RunProfilesService,
+    CertificatesService,
+  ])('does not hold %p', (type) => {
+    expect(() => worker.get(type)).toThrow(/could not find/i);
+  });
 });

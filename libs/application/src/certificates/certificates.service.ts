@@ -83,7 +83,7 @@ export class CertificatesService {
 
   /**
    * PEMs of the enabled certificates that have not expired, for a TLS client's `ca` option
-   * (connectors add them to the system trust store).
+   * (connectors add them to the system trust store; a connector's context reads them from the same store).
    */
   async trustedCaPems(manager: EntityManager = this.ds.manager): Promise<string[]> {
     return new CertificateStore(manager).trustedPems();

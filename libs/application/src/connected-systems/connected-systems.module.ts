@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
-import { CertificatesServicesModule } from '../certificates/certificates.module';
 import { ConnectedSystemDeletionService } from './connected-system-deletion.service';
 import { CONNECTED_SYSTEMS_PROVIDERS } from './connected-systems.providers';
 import { ConnectorContextFactory } from './connector-context.factory';
 import { RunProfilesService } from './run-profiles.service';
 
 /** What a connector needs to run: its settings, secrets and trusted certificates. Used by the engine. */
-@Module({ imports: [CertificatesServicesModule], providers: [ConnectorContextFactory], exports: [ConnectorContextFactory] })
+@Module({ providers: [ConnectorContextFactory], exports: [ConnectorContextFactory] })
 export class ConnectorAccessModule {}
 
 /** Starting run profiles (an activity and its job). Used by the API and by schedule steps. */

@@ -9,7 +9,6 @@ import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
 import { ConnectedSystemSchemaService } from './connected-system-schema.service';
 import { ConnectedSystemsService } from './connected-systems.service';
-import { CertificatesService } from '../certificates/certificates.service';
 import { ConnectorContextFactory } from './connector-context.factory';
 
 const ADMIN_URL = process.env.MERIDIAN_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -68,7 +67,7 @@ describe('connected system secret settings (service, real database, test connect
     ds = await new DataSource(dataSourceOptions(url, 'secrets-test', 2)).initialize();
     const config = { encryptionKey: randomBytes(32), connectorFilesRoot: '/nonexistent' } as AppConfig;
     const activities = new ActivitiesService(ds);
-    const contexts = new ConnectorContextFactory(new SecretBox(config), config, new CertificatesService(ds, activities));
+    const contexts = new ConnectorContextFactory(new SecretBox(config), config, ds);
     const registry = new ConnectorRegistry([vault]);
     systems = new ConnectedSystemsService(ds, activities, registry, contexts);
     schema = new ConnectedSystemSchemaService(ds, activities, registry, contexts, logger);

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@meridian/domain';
 import { ConnectorContext } from '@meridian/connectors';
-import { ConnectedSystemEntity } from '@meridian/persistence';
+import { CertificateStore, ConnectedSystemEntity } from '@meridian/persistence';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig, SecretBox } from '@meridian/platform';
-import { CertificatesService } from '../certificates/certificates.service';
 
 /**
  * Secret settings at rest: `connected_system.secret_settings` is a JSON object of setting name →
@@ -16,7 +17,7 @@ export class ConnectorContextFactory {
   constructor(
     private readonly box: SecretBox,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly certificates: CertificatesService,
+    @InjectDataSource() private readonly ds: DataSource,
   ) {}
 
   sealSecrets(systemId: number, secrets: Record<string, string>): string | null {
@@ -52,7 +53,7 @@ export class ConnectorContextFactory {
     return {
       settings: { ...system.settings, ...secrets },
       filesRoot: this.config.connectorFilesRoot,
-      trustedCertificates: await this.certificates.trustedCaPems(),
+      trustedCertificates: await new CertificateStore(this.ds.manager).trustedPems(),
       filePathOverride: options.filePathOverride ?? null,
       signal: options.signal,
     };
