@@ -1,10 +1,13 @@
-import { INestApplicationContext } from '@nestjs/common';
+import { DynamicModule, INestApplicationContext, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
+  ApplicationCoreModule,
   ConnectedSystemObjectTypesService,
+  ConnectedSystemsServicesModule,
   ConnectedSystemSchemaService,
   ConnectedSystemsService,
   RunProfileExecutor,
@@ -24,7 +27,7 @@ import {
 } from '@meridian/connectors';
 import { ActivityOperationType, ActivityStatus, ActivityTargetType, RunType } from '@meridian/domain';
 import { ActivityEntity } from '@meridian/persistence';
-import { closeLogger, createServiceLogger, loadConfig, Logger } from '@meridian/platform';
+import { AppConfig, closeLogger, createServiceLogger, loadConfig, Logger, PlatformModule } from '@meridian/platform';
 import { createTestDatabase, createTestEnvironment, TestDatabase, TestEnvironment, writeHrCsv } from '@meridian/testing';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
@@ -56,9 +59,21 @@ export interface FileSystemOptions {
   attributes?: string[];
 }
 
+/** The configuration side, as the API process holds it: the worker holds no configuration service. */
+@Module({})
+class ConfigurationModule {
+  static forRoot(config: AppConfig, logger: Logger): DynamicModule {
+    return {
+      module: ConfigurationModule,
+      imports: [PlatformModule.forRoot(config, logger), ApplicationCoreModule.forRoot(config), ConnectedSystemsServicesModule],
+    };
+  }
+}
+
 /**
  * The real worker (Nest context, PostgreSQL, Redis) with helpers to set up connected systems through
- * the application services and to run run profiles synchronously through the RunProfileExecutor.
+ * the application services (in a configuration context of their own, as the API would) and to run run
+ * profiles synchronously through the worker's RunProfileExecutor.
  * Each fixture has its own database and connector-files root.
  */
 export class EngineFixture {
@@ -67,6 +82,7 @@ export class EngineFixture {
 
   private constructor(
     readonly worker: INestApplicationContext,
+    private readonly configuration: INestApplicationContext,
     readonly pg: Client,
     readonly filesRoot: string,
     private readonly db: TestDatabase,
@@ -81,13 +97,17 @@ export class EngineFixture {
     const config = loadConfig('worker', env.env);
     const logger = createServiceLogger({ service: 'worker', logDir: config.logDir, level: config.logLevel, console: false });
     const worker = await createWorker(config, logger);
+    const configuration = await NestFactory.createApplicationContext(ConfigurationModule.forRoot(loadConfig('web', env.env), logger), {
+      logger: false,
+    });
     const pg = new Client({ connectionString: db.url });
     await pg.connect();
-    return new EngineFixture(worker, pg, filesRoot, db, env, logger);
+    return new EngineFixture(worker, configuration, pg, filesRoot, db, env, logger);
   }
 
   async stop(): Promise<void> {
     await this.pg.end().catch(() => undefined);
+    await this.configuration.close();
     await this.worker.close();
     await closeLogger(this.logger);
     await this.env.cleanup();
@@ -147,7 +167,7 @@ export class EngineFixture {
     objectTypes?: string[];
     attributes?: string[];
   }): Promise<SystemSetup> {
-    const systems = this.worker.get(ConnectedSystemsService);
+    const systems = this.configuration.get(ConnectedSystemsService);
     const created = await systems.create(
       {
         name: options.name ?? this.name(options.connectorType),
@@ -157,13 +177,13 @@ export class EngineFixture {
       },
       SYSTEM_INITIATOR,
     );
-    await this.worker.get(ConnectedSystemSchemaService).importSchema(created.id, SYSTEM_INITIATOR);
+    await this.configuration.get(ConnectedSystemSchemaService).importSchema(created.id, SYSTEM_INITIATOR);
     return this.select(created.id, options.objectTypes, options.attributes);
   }
 
   /** Selects object types (default all) and their attributes (default all); returns the ids. */
   async select(systemId: number, objectTypes?: string[], attributes?: string[]): Promise<SystemSetup> {
-    const service = this.worker.get(ConnectedSystemObjectTypesService);
+    const service = this.configuration.get(ConnectedSystemObjectTypesService);
     const setup: SystemSetup = { systemId, types: {}, attributes: {} };
     for (const type of await service.list(systemId)) {
       for (const a of type.attributes) {
@@ -193,7 +213,7 @@ export class EngineFixture {
     attributeId: number,
     input: { selected?: boolean; isExternalId?: boolean; isSecondaryExternalId?: boolean },
   ): Promise<void> {
-    await this.worker.get(ConnectedSystemObjectTypesService).updateAttribute(systemId, typeId, attributeId, input, SYSTEM_INITIATOR);
+    await this.configuration.get(ConnectedSystemObjectTypesService).updateAttribute(systemId, typeId, attributeId, input, SYSTEM_INITIATOR);
   }
 
   /**
@@ -213,7 +233,7 @@ export class EngineFixture {
       );
       return rows[0].id;
     }
-    const view = await this.worker
+    const view = await this.configuration
       .get(RunProfilesService)
       .create(systemId, { name, runType, pageSize: options.pageSize, filePath: options.filePath ?? undefined }, SYSTEM_INITIATOR);
     return view.id;
@@ -290,9 +310,10 @@ export class EngineFixture {
    */
   useScriptedConnector(connector: ScriptedConnector): void {
     if (!this.scripted.size) {
-      const registry = this.worker.get(ConnectorRegistry);
-      const find = registry.find.bind(registry);
-      jest.spyOn(registry, 'find').mockImplementation((type: string) => this.scripted.get(type.toLowerCase()) ?? find(type));
+      for (const registry of [this.worker.get(ConnectorRegistry), this.configuration.get(ConnectorRegistry)]) {
+        const find = registry.find.bind(registry);
+        jest.spyOn(registry, 'find').mockImplementation((type: string) => this.scripted.get(type.toLowerCase()) ?? find(type));
+      }
     }
     this.scripted.set(connector.type.toLowerCase(), connector);
   }

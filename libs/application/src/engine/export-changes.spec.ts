@@ -1,4 +1,4 @@
-import { ConnectorSpaceObjectStatus } from '@meridian/domain';
+import { AttributePlurality, ConnectorSpaceObjectStatus } from '@meridian/domain';
 import type { ConnectedSystemEntity, ExportPageRow, StoredAttributeChange } from '@meridian/persistence';
 import { prepareExport, referencedMetaverseObjects, referenceIdentifiers, ResolvedReference } from './export-changes';
 import { SchemaAttribute, SchemaObjectType, SystemSchema } from './system-schema';
@@ -8,7 +8,7 @@ const attr = (id: number, name: string, extra: Partial<SchemaAttribute> = {}): S
   objectTypeId: 1,
   name,
   type: 'String',
-  plurality: 'Single',
+  plurality: AttributePlurality.Single,
   isExternalId: false,
   isSecondaryExternalId: false,
   ...extra,
@@ -16,9 +16,9 @@ const attr = (id: number, name: string, extra: Partial<SchemaAttribute> = {}): S
 const attributes = [
   attr(10, 'employeeId', { isExternalId: true }),
   attr(11, 'displayName'),
-  attr(12, 'mail', { plurality: 'Multi' }),
+  attr(12, 'mail', { plurality: AttributePlurality.Multi }),
   attr(13, 'manager', { type: 'Reference' }),
-  attr(14, 'member', { type: 'Reference', plurality: 'Multi' }),
+  attr(14, 'member', { type: 'Reference', plurality: AttributePlurality.Multi }),
   attr(15, 'dn', { isSecondaryExternalId: true }),
 ];
 const person: SchemaObjectType = {

@@ -1,5 +1,5 @@
 import type { AttributeValue, ExportChange } from '@meridian/connectors';
-import { AttributeChangeOperation, AttributeDataType, ConnectorSpaceObjectStatus, PendingExportChangeType } from '@meridian/domain';
+import { AttributeChangeOperation, AttributeDataType, AttributePlurality, ConnectorSpaceObjectStatus, PendingExportChangeType } from '@meridian/domain';
 import type { ExportPageRow, ExportReferenceTarget, StoredAttributeChange } from '@meridian/persistence';
 import type { SchemaAttribute, SystemSchema } from './system-schema';
 
@@ -182,7 +182,7 @@ class ObjectState {
         entry.held = dedupe(values, keyOf);
         break;
       case AttributeChangeOperation.Add: {
-        if (attr.plurality === 'Single') {
+        if (attr.plurality === AttributePlurality.Single) {
           entry.held = values.slice(0, 1);
           break;
         }

@@ -1,4 +1,4 @@
-import { ExecutionErrorType } from '@meridian/domain';
+import { AttributeDataType, AttributePlurality, ExecutionErrorType } from '@meridian/domain';
 import type { ImportPage } from '@meridian/connectors';
 import { ConnectorSpaceObjectInput, connectorSpaceContent } from '@meridian/persistence';
 import { convertAttribute, describeRaw, StoredValue } from './import-values';
@@ -74,7 +74,7 @@ export class ImportPagePreparer {
   constructor(private readonly schema: SystemSchema) {
     for (const type of schema.objectTypes) {
       if (!type.externalId) continue;
-      const displayName = DISPLAY_NAME_ATTRIBUTES.map((n) => type.byName.get(n)).find((a) => a && a.type === 'String') ?? null;
+      const displayName = DISPLAY_NAME_ATTRIBUTES.map((n) => type.byName.get(n)).find((a) => a && a.type === AttributeDataType.String) ?? null;
       this.plans.set(type.id, {
         type,
         externalId: type.externalId,
@@ -153,7 +153,7 @@ export class ImportPagePreparer {
       const entry = this.attribute(plan, name);
       if (!entry) continue;
       const { attribute } = entry;
-      const converted = convertAttribute(attribute.type, attribute.plurality === 'Multi', value);
+      const converted = convertAttribute(attribute.type, attribute.plurality === AttributePlurality.Multi, value);
       if (converted.values.length) attributes[entry.key] = converted.values;
       if (converted.tooMany) {
         invalid.push(attribute.name);

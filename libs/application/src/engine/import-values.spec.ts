@@ -1,3 +1,4 @@
+import { AttributePlurality } from '@meridian/domain';
 import { changeConfirmed } from './import-confirmation';
 import { convertAttribute, toStoredValue } from './import-values';
 import type { SchemaAttribute } from './system-schema';
@@ -50,11 +51,11 @@ describe('confirming import comparison', () => {
     objectTypeId: 1,
     name: 'mail',
     type: 'String',
-    plurality: 'Multi',
+    plurality: AttributePlurality.Multi,
     isExternalId: false,
     isSecondaryExternalId: false,
   };
-  const date: SchemaAttribute = { ...text, id: 2, name: 'end', type: 'DateTime', plurality: 'Single' };
+  const date: SchemaAttribute = { ...text, id: 2, name: 'end', type: 'DateTime', plurality: AttributePlurality.Single };
   const ref: SchemaAttribute = { ...text, id: 3, name: 'member', type: 'Reference' };
 
   it.each([

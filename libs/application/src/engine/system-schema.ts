@@ -1,3 +1,4 @@
+import { AttributePlurality } from '@meridian/domain';
 import { ConnectorAttributeType, SelectedSchema } from '@meridian/connectors';
 import { ConnectedSystemAttributeEntity, ConnectedSystemEntity, ConnectedSystemObjectTypeEntity } from '@meridian/persistence';
 import { EntityManager } from 'typeorm';
@@ -7,7 +8,7 @@ export interface SchemaAttribute {
   objectTypeId: number;
   name: string;
   type: ConnectorAttributeType;
-  plurality: 'Single' | 'Multi';
+  plurality: AttributePlurality;
   isExternalId: boolean;
   isSecondaryExternalId: boolean;
 }
@@ -69,7 +70,7 @@ export class SystemSchema {
             objectTypeId: t.id,
             name: a.name,
             type: a.type as ConnectorAttributeType,
-            plurality: a.plurality as 'Single' | 'Multi',
+            plurality: a.plurality as AttributePlurality,
             isExternalId: a.isExternalId,
             isSecondaryExternalId: a.isSecondaryExternalId,
           }));
