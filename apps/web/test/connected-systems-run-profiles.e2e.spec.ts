@@ -146,6 +146,20 @@ describe('Run profiles (/api/v1/synchronisation/connected-systems/{id}/run-profi
     ).toBe(3);
   });
 
+  it('reports one message per bad field, reads runType ignoring case and trims name and filePath', async () => {
+    const url = profiles((await system()).id);
+    const typed = await api('post', url, { name: 5, runType: 'Teleport', pageSize: null, filePath: 7 });
+    expect(typed.body.validationErrors).toMatchObject({
+      name: ['name is required and must be 1-200 characters.'],
+      runType: ['runType is required and must be one of FullImport, DeltaImport, FullSynchronisation, DeltaSynchronisation, Export.'],
+      filePath: ['filePath must be text.'],
+    });
+    expect(typed.body.validationErrors.pageSize).toContain('pageSize must be a whole number.');
+    const anyCase = await api('post', url, { name: ' Any case ', runType: 'fullimport', filePath: ' hr/x.csv ' });
+    expect(anyCase.body).toMatchObject({ name: 'Any case', runType: 'FullImport', filePath: 'hr/x.csv' });
+    expect((await api('put', `${url}/${anyCase.body.id}`, { filePath: null })).body.filePath).toBeNull();
+  });
+
   it('refuses a name already used in the same system (409), but not in another', async () => {
     const a = await system();
     const b = await system();

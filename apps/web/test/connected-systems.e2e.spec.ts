@@ -206,6 +206,43 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
       });
     });
 
+    it('reports one message per bad field, reads the reference handling ignoring case and refuses null where a value is needed', async () => {
+      const typed = await api('post', BASE, {
+        name: 5,
+        description: 7,
+        connectorType: '  ',
+        settings: 'a.csv',
+        unresolvedReferenceHandling: null,
+      });
+      expectValidation(typed, 'name', 'description', 'connectorType', 'settings', 'unresolvedReferenceHandling');
+      expect(typed.body.validationErrors).toEqual({
+        name: ['name is required and must be 1-200 characters.'],
+        description: ['description must be text of at most 2000 characters.'],
+        connectorType: ['connectorType is required.'],
+        settings: ['settings must be an object of setting name to value.'],
+        unresolvedReferenceHandling: ['unresolvedReferenceHandling must be one of Error, Warn, Ignore.'],
+      });
+      const created = await api('post', BASE, {
+        name: ' Handling ',
+        connectorType: 'file',
+        settings: { filePath: 'a.csv' },
+        unresolvedReferenceHandling: 'ignore',
+        description: null,
+      });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({
+        name: 'Handling',
+        connectorType: 'File',
+        unresolvedReferenceHandling: 'Ignore',
+        description: null,
+      });
+      const update = await api('put', `${BASE}/${created.body.id}`, { name: null, unresolvedReferenceHandling: 'Panic' });
+      expect(update.body.validationErrors).toEqual({
+        name: ['name is required and must be 1-200 characters.'],
+        unresolvedReferenceHandling: ['unresolvedReferenceHandling must be one of Error, Warn, Ignore.'],
+      });
+    });
+
     it('refuses a name already in use, ignoring case (409), on create and on rename', async () => {
       const a = await createFile();
       const b = await createFile();
@@ -459,6 +496,12 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
         changes: { selected: { from: false, to: true } },
       });
       expectValidation(await api('put', `${BASE}/${system.id}/object-types/${person.id}`, { selected: 'yes' }), 'selected');
+      const nullFlag = await api('put', `${BASE}/${system.id}/object-types/${person.id}`, {
+        removeContributedAttributesOnObsoletion: null,
+      });
+      expect(nullFlag.body.validationErrors).toEqual({
+        removeContributedAttributesOnObsoletion: ['removeContributedAttributesOnObsoletion must be true or false.'],
+      });
       expectValidation(await api('put', `${BASE}/${system.id}/object-types/${person.id}`, { name: 'renamed' }), 'name');
     });
 
@@ -498,6 +541,9 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
         selectionLocked: false,
       });
       expectValidation(await api('put', url('mail'), { selected: 'no' }), 'selected');
+      expect((await api('put', url('mail'), { isExternalId: null })).body.validationErrors).toEqual({
+        isExternalId: ['isExternalId must be true or false.'],
+      });
       expectValidation(await api('put', url('mail'), { type: 'Integer' }), 'type');
       const [after] = await objectTypes(system.id);
       expect(after.attributes.find((a: any) => a.name === 'employeeId')).toMatchObject({ selected: true, isExternalId: true });

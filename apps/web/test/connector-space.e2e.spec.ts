@@ -370,6 +370,7 @@ describe('connector space and pending exports (/api/v1/synchronisation/connected
       ['joined that is not true or false', { joined: 'yes' }, 'joined'],
       ['an objectTypeId that is not a number', { objectTypeId: 'person' }, 'objectTypeId'],
       ['objectTypeId 0', { objectTypeId: '0' }, 'objectTypeId'],
+      ['an objectTypeId beyond the id range', { objectTypeId: '99999999999' }, 'objectTypeId'],
       ['a search over 200 characters', { search: 's'.repeat(201) }, 'search'],
       ['pageSize 101', { pageSize: '101' }, 'pageSize'],
       ['page 0', { page: '0' }, 'page'],

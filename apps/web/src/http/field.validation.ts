@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
-import { IsString, Length, Matches, ValidateIf } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsIn, IsString, Length, Matches, ValidateIf } from 'class-validator';
 
 /**
  * Validation building blocks shared by the request bodies. Each rule lives here once; a DTO composes them
@@ -22,4 +23,15 @@ export function UnlessNull(): PropertyDecorator {
 /** Text of `min`..`max` characters with at least one non-space character, every failure reported as `message`. */
 export function NonBlankText(min: number, max: number, message: string): PropertyDecorator {
   return applyDecorators(IsString({ message }), Length(min, max, { message }), Matches(/\S/, { message }));
+}
+
+/**
+ * One of `values`, matched ignoring case: the text becomes the value as the enum spells it before validation,
+ * and anything else is reported as `message`.
+ */
+export function OneOfIgnoringCase(values: readonly string[], message: string): PropertyDecorator {
+  const toCanonical = Transform(({ value }) =>
+    typeof value === 'string' ? (values.find((v) => v.toLowerCase() === value.toLowerCase()) ?? value) : value,
+  );
+  return applyDecorators(toCanonical, IsIn([...values], { message }));
 }

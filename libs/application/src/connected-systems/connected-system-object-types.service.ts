@@ -20,15 +20,10 @@ import { Initiator } from '../activities/initiator';
 import { findSystem, findSystemForChange, recordSystemChange } from './connected-system.lookup';
 import { csAttributeView, CsAttributeView, csObjectTypeView, CsObjectTypeView } from './connected-system.views';
 
-export interface CsObjectTypeInput {
-  selected?: unknown;
-  removeContributedAttributesOnObsoletion?: unknown;
-}
-
-export interface CsAttributeInput {
-  selected?: unknown;
-  isExternalId?: unknown;
-  isSecondaryExternalId?: unknown;
+/** The object type fields an administrator may change; absent fields keep their value. */
+export interface CsObjectTypeChanges {
+  selected?: boolean;
+  removeContributedAttributesOnObsoletion?: boolean;
 }
 
 export interface BulkAttributeUpdateResult {
@@ -68,18 +63,13 @@ export class ConnectedSystemObjectTypesService {
     );
   }
 
-  async updateObjectType(systemId: number, typeId: number, input: CsObjectTypeInput, initiator: Initiator): Promise<CsObjectTypeView> {
-    const errors = new ValidationErrorCollector();
-    for (const field of ['selected', 'removeContributedAttributesOnObsoletion'] as const) {
-      if (input[field] !== undefined && typeof input[field] !== 'boolean') errors.add(field, `${field} must be true or false.`);
-    }
-    errors.throwIfAny();
+  async updateObjectType(systemId: number, typeId: number, input: CsObjectTypeChanges, initiator: Initiator): Promise<CsObjectTypeView> {
     return this.ds.transaction(async (m) => {
       const system = await findSystemForChange(m, systemId);
       const type = await this.lockType(m, systemId, typeId);
       const changes: Record<string, { from: boolean; to: boolean }> = {};
       for (const field of ['selected', 'removeContributedAttributesOnObsoletion'] as const) {
-        const value = input[field] as boolean | undefined;
+        const value = input[field];
         if (value !== undefined && value !== type[field]) {
           changes[field] = { from: type[field], to: value };
           type[field] = value;
@@ -120,14 +110,13 @@ export class ConnectedSystemObjectTypesService {
     systemId: number,
     typeId: number,
     attributeId: number,
-    input: CsAttributeInput,
+    update: AttributeSelectionUpdate,
     initiator: Initiator,
   ): Promise<CsAttributeView> {
-    const update = this.parseUpdate(input, '', new ValidationErrorCollector(), true);
     return this.ds.transaction(async (m) => {
       const { system, type, attributes } = await this.loadForAttributeChange(m, systemId, typeId);
       if (!attributes.some((a) => a.id === attributeId)) throw DomainError.notFound('Attribute', attributeId);
-      const plan = planAttributeSelection(attributes, [[attributeId, update!]]);
+      const plan = planAttributeSelection(attributes, [[attributeId, update]]);
       if (plan.errors.length) {
         throw DomainError.validationMany(Object.fromEntries(plan.errors.map((e) => [e.field, [e.message]])), plan.errors[0].message);
       }
@@ -148,28 +137,25 @@ export class ConnectedSystemObjectTypesService {
   /**
    * Bulk update (spec 4.9, 2.15). The request itself must be valid (non-empty, known attribute ids,
    * boolean fields) or it is a 400; rule violations of single attributes become `errors` entries
-   * while the other attributes are updated.
+   * while the other attributes are updated. The body has made sure `dictionary` is an object; its keys
+   * and values are read here, where each problem can be named by its attribute id.
    */
   async bulkUpdateAttributes(
     systemId: number,
     typeId: number,
-    dictionary: unknown,
+    dictionary: Record<string, unknown>,
     initiator: Initiator,
   ): Promise<BulkAttributeUpdateResult> {
     const errors = new ValidationErrorCollector();
     const entries: Array<[number, AttributeSelectionUpdate]> = [];
-    if (dictionary === null || typeof dictionary !== 'object' || Array.isArray(dictionary))
-      errors.add('attributes', 'attributes must be an object whose keys are attribute ids.');
-    else if (!Object.keys(dictionary).length) errors.add('attributes', 'attributes must contain at least one attribute id.');
-    else {
-      for (const [key, value] of Object.entries(dictionary as Record<string, unknown>)) {
-        if (!/^\d{1,10}$/.test(key) || Number(key) < 1 || Number(key) > 2_147_483_647) {
-          errors.add(`attributes.${key}`, `"${key}" is not an attribute id.`);
-          continue;
-        }
-        const update = this.parseUpdate(value, `attributes.${key}.`, errors, false);
-        if (update) entries.push([Number(key), update]);
+    if (!Object.keys(dictionary).length) errors.add('attributes', 'attributes must contain at least one attribute id.');
+    for (const [key, value] of Object.entries(dictionary)) {
+      if (!/^\d{1,10}$/.test(key) || Number(key) < 1 || Number(key) > 2_147_483_647) {
+        errors.add(`attributes.${key}`, `"${key}" is not an attribute id.`);
+        continue;
       }
+      const update = this.parseUpdate(value, `attributes.${key}`, errors);
+      if (update) entries.push([Number(key), update]);
     }
     errors.throwIfAny();
     return this.ds.transaction(async (m) => {
@@ -213,36 +199,28 @@ export class ConnectedSystemObjectTypesService {
     });
   }
 
-  private parseUpdate(
-    value: unknown,
-    prefix: string,
-    errors: ValidationErrorCollector,
-    single: boolean,
-  ): AttributeSelectionUpdate | undefined {
+  /** One value of the bulk dictionary: an object with at least one of the attribute fields, each true or false. */
+  private parseUpdate(value: unknown, field: string, errors: ValidationErrorCollector): AttributeSelectionUpdate | undefined {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      errors.add(
-        prefix.replace(/\.$/, '') || 'body',
-        'each value must be an object with selected, isExternalId and/or isSecondaryExternalId.',
-      );
+      errors.add(field, 'each value must be an object with selected, isExternalId and/or isSecondaryExternalId.');
       return undefined;
     }
     const update: AttributeSelectionUpdate = {};
-    for (const [field, v] of Object.entries(value as Record<string, unknown>)) {
-      if (!(ATTRIBUTE_FIELDS as readonly string[]).includes(field)) {
-        errors.add(`${prefix}${field}`, `${prefix}${field} is not a known field`);
+    for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
+      if (!(ATTRIBUTE_FIELDS as readonly string[]).includes(name)) {
+        errors.add(`${field}.${name}`, `${field}.${name} is not a known field`);
         continue;
       }
       if (v === undefined) continue;
       if (typeof v !== 'boolean') {
-        errors.add(`${prefix}${field}`, `${field} must be true or false.`);
+        errors.add(`${field}.${name}`, `${name} must be true or false.`);
         continue;
       }
-      update[field as keyof AttributeSelectionUpdate] = v;
+      update[name as keyof AttributeSelectionUpdate] = v;
     }
-    if (!single && !Object.keys(update).length && !errors.hasErrors) {
-      errors.add(prefix.replace(/\.$/, ''), 'give at least one of selected, isExternalId, isSecondaryExternalId.');
+    if (!Object.keys(update).length && !errors.hasErrors) {
+      errors.add(field, 'give at least one of selected, isExternalId, isSecondaryExternalId.');
     }
-    if (single) errors.throwIfAny();
     return update;
   }
 

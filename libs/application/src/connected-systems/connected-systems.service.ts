@@ -6,7 +6,7 @@ import {
   DomainError,
   requiredCapability,
   RunType,
-  UNRESOLVED_REFERENCE_HANDLINGS,
+  UnresolvedReferenceHandling,
   ValidationErrorCollector,
 } from '@meridian/domain';
 import {
@@ -38,12 +38,24 @@ import {
   secretSettingNames,
 } from './connected-system.views';
 
-export interface ConnectedSystemInput {
-  name?: unknown;
-  description?: unknown;
-  connectorType?: unknown;
-  settings?: unknown;
-  unresolvedReferenceHandling?: unknown;
+/** A new connected system, its fields already of the right type and length (the settings are checked by the connector). */
+export interface CreateConnectedSystemCommand {
+  name: string;
+  description?: string | null;
+  connectorType: string;
+  /** Absent or null: no settings given. */
+  settings?: Record<string, unknown> | null;
+  unresolvedReferenceHandling?: UnresolvedReferenceHandling;
+}
+
+/** A partial update: absent fields keep their value; connectorType is accepted only as the current type. */
+export interface UpdateConnectedSystemCommand {
+  name?: string;
+  description?: string | null;
+  connectorType?: string | null;
+  /** Settings not named keep their value. */
+  settings?: Record<string, unknown> | null;
+  unresolvedReferenceHandling?: UnresolvedReferenceHandling;
 }
 
 /** What a connector can do with these settings (e.g. a file in Import mode cannot export). */
@@ -97,16 +109,12 @@ export class ConnectedSystemsService {
     );
   }
 
-  async create(input: ConnectedSystemInput, initiator: Initiator): Promise<ConnectedSystemDetail> {
+  async create(input: CreateConnectedSystemCommand, initiator: Initiator): Promise<ConnectedSystemDetail> {
     const errors = new ValidationErrorCollector();
-    const name = this.validateName(input.name, errors, true);
-    const description = this.validateDescription(input.description, errors);
-    const handling = this.validateHandling(input.unresolvedReferenceHandling, errors);
-    let connector: Connector | undefined;
-    if (typeof input.connectorType !== 'string' || !input.connectorType.trim()) errors.add('connectorType', 'connectorType is required.');
-    else connector = this.collect(errors, () => this.registry.require(input.connectorType as string));
+    const name = this.nonBlankName(input.name, errors);
+    const connector = this.collect(errors, () => this.registry.require(input.connectorType));
     const settings = connector
-      ? this.collect(errors, () => validateConnectorSettings(connector!.settings, this.settingsObject(input.settings, errors)))
+      ? this.collect(errors, () => validateConnectorSettings(connector.settings, input.settings ?? {}))
       : undefined;
     errors.throwIfAny();
 
@@ -117,10 +125,10 @@ export class ConnectedSystemsService {
         const saved = await repo.save(
           repo.create({
             name: name!,
-            description: description ?? null,
+            description: input.description ?? null,
             connectorType: connector!.type,
             settings: settings!.plain,
-            unresolvedReferenceHandling: handling ?? 'Warn',
+            unresolvedReferenceHandling: input.unresolvedReferenceHandling ?? UnresolvedReferenceHandling.Warn,
             secretSettings: null,
           }),
         );
@@ -151,14 +159,13 @@ export class ConnectedSystemsService {
     );
   }
 
-  async update(id: number, input: ConnectedSystemInput, initiator: Initiator): Promise<ConnectedSystemDetail> {
+  async update(id: number, input: UpdateConnectedSystemCommand, initiator: Initiator): Promise<ConnectedSystemDetail> {
     return this.saving(() =>
       this.ds.transaction(async (m) => {
         const system = await findSystemForChange(m, id);
         const errors = new ValidationErrorCollector();
-        const name = this.validateName(input.name, errors, false);
-        const description = this.validateDescription(input.description, errors);
-        const handling = this.validateHandling(input.unresolvedReferenceHandling, errors);
+        const name = input.name !== undefined ? this.nonBlankName(input.name, errors) : undefined;
+        const { description, unresolvedReferenceHandling: handling } = input;
         if (
           input.connectorType !== undefined &&
           (typeof input.connectorType !== 'string' || input.connectorType.toLowerCase() !== system.connectorType.toLowerCase())
@@ -178,9 +185,7 @@ export class ConnectedSystemsService {
             );
           else {
             const previous = { plain: system.settings, secrets: this.contexts.openSecrets(system) };
-            settings = this.collect(errors, () =>
-              validateConnectorSettings(connector.settings, this.settingsObject(input.settings, errors), previous),
-            );
+            settings = this.collect(errors, () => validateConnectorSettings(connector.settings, input.settings ?? {}, previous));
           }
         }
         if (settings && connector) {
@@ -285,40 +290,13 @@ export class ConnectedSystemsService {
     }
   }
 
-  private settingsObject(value: unknown, errors: ValidationErrorCollector): Record<string, unknown> {
-    if (value === undefined || value === null) return {};
-    if (typeof value !== 'object' || Array.isArray(value)) {
-      errors.add('settings', 'settings must be an object of setting name to value.');
-      return {};
-    }
-    return value as Record<string, unknown>;
-  }
-
-  private validateName(value: unknown, errors: ValidationErrorCollector, required: boolean): string | undefined {
-    if (value === undefined && !required) return undefined;
-    const name = typeof value === 'string' ? value.trim() : '';
-    if (!name || name.length > 200) {
-      errors.add('name', 'name is required and must be 1-200 characters.');
-      return undefined;
-    }
-    return name;
-  }
-
-  private validateDescription(value: unknown, errors: ValidationErrorCollector): string | null | undefined {
-    if (value === undefined || value === null) return value as null | undefined;
-    if (typeof value !== 'string' || value.length > 2000) {
-      errors.add('description', 'description must be text of at most 2000 characters.');
-      return undefined;
-    }
-    return value;
-  }
-
-  private validateHandling(value: unknown, errors: ValidationErrorCollector): string | undefined {
-    if (value === undefined) return undefined;
-    const match =
-      typeof value === 'string' ? UNRESOLVED_REFERENCE_HANDLINGS.find((h) => h.toLowerCase() === value.toLowerCase()) : undefined;
-    if (!match)
-      errors.add('unresolvedReferenceHandling', `unresolvedReferenceHandling must be one of ${UNRESOLVED_REFERENCE_HANDLINGS.join(', ')}.`);
-    return match;
+  /**
+   * The name without surrounding spaces; a blank one is refused here rather than on the request body, so that it
+   * is reported together with the connector's verdict on the settings. Type and length are the body's rules.
+   */
+  private nonBlankName(value: string, errors: ValidationErrorCollector): string | undefined {
+    const name = value.trim();
+    if (!name) errors.add('name', 'name is required and must be 1-200 characters.');
+    return name || undefined;
   }
 }

@@ -1,21 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ConnectorSpaceObjectStatus, DomainError, ValidationErrorCollector } from '@meridian/domain';
+import { ConnectorSpaceObjectStatus, DomainError } from '@meridian/domain';
 import { PagedResult, pageOf, parsePaging } from '@meridian/platform';
 import { DataSource } from 'typeorm';
 import { AttributeMeta, ConnectedSystemStore, ConnectorSpaceItemRow, ConnectorSpaceReadStore } from '@meridian/persistence';
-import { booleanParam, enumParam, positiveIntParam, prefixPattern, textParam } from '../common/query-params';
+import { prefixPattern } from '../common/query-params';
 import { findSystem } from './connected-system.lookup';
 import { PendingExportView } from './pending-export.views';
 import { PendingExportsQuery } from './pending-exports.query';
 
+/** The list filters, each already of its type; absent means "any". */
 export interface ConnectorSpaceListQuery {
-  page?: unknown;
-  pageSize?: unknown;
-  search?: unknown;
-  status?: unknown;
-  objectTypeId?: unknown;
-  joined?: unknown;
+  page?: number;
+  pageSize?: number;
+  /** Prefix of the external ID, secondary external ID or display name; blank means no search. */
+  search?: string;
+  status?: ConnectorSpaceObjectStatus;
+  objectTypeId?: number;
+  joined?: boolean;
 }
 
 export interface ConnectorSpaceObjectListItem {
@@ -47,9 +49,6 @@ export interface ConnectorSpaceObjectDetail extends ConnectorSpaceObjectListItem
   metaverseObject: { id: string; displayName: string | null; typeName: string } | null;
   pendingExports: PendingExportView[];
 }
-
-/** Longest search text accepted. */
-const MAX_SEARCH_LENGTH = 200;
 
 function itemView(r: ConnectorSpaceItemRow): ConnectorSpaceObjectListItem {
   return {
@@ -93,12 +92,8 @@ export class ConnectorSpaceQuery {
    */
   async list(systemId: number, query: ConnectorSpaceListQuery): Promise<ConnectorSpacePage> {
     const paging = parsePaging(query, { pageSize: 25, maxPageSize: 100 });
-    const errors = new ValidationErrorCollector();
-    const status = enumParam(query.status, ConnectorSpaceObjectStatus, 'status', errors);
-    const objectTypeId = positiveIntParam(query.objectTypeId, 'objectTypeId', errors);
-    const joined = booleanParam(query.joined, 'joined', errors);
-    const search = textParam(query.search, 'search', MAX_SEARCH_LENGTH, errors);
-    errors.throwIfAny();
+    const { status = null, objectTypeId = null, joined = null } = query;
+    const search = query.search?.trim();
     await findSystem(this.ds.manager, systemId);
     if (objectTypeId !== null && !(await new ConnectedSystemStore(this.ds).hasObjectType(systemId, objectTypeId)))
       throw DomainError.validation('objectTypeId', `Object type ${objectTypeId} does not belong to connected system ${systemId}.`);

@@ -1,18 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { PendingExportChangeType, PendingExportStatus, ValidationErrorCollector } from '@meridian/domain';
+import { PendingExportChangeType, PendingExportStatus } from '@meridian/domain';
 import { PagedResult, pageOf, parsePaging } from '@meridian/platform';
 import { DataSource } from 'typeorm';
 import { ConnectedSystemStore, PendingExportReadRow, PendingExportReadStore } from '@meridian/persistence';
-import { enumParam } from '../common/query-params';
 import { findSystem } from './connected-system.lookup';
 import { changedAttributeIds, PendingExportView, pendingExportView } from './pending-export.views';
 
+/** The list filters, each already of its type; absent means "any". */
 export interface PendingExportListQuery {
-  page?: unknown;
-  pageSize?: unknown;
-  status?: unknown;
-  changeType?: unknown;
+  page?: number;
+  pageSize?: number;
+  status?: PendingExportStatus;
+  changeType?: PendingExportChangeType;
 }
 
 /** The list envelope (spec 2.1) plus whether totalCount is exact (see LIST_COUNT_CAP). */
@@ -28,10 +28,7 @@ export class PendingExportsQuery {
   /** Ordered by id: with or without a status, every page is a walk of (connected_system_id, status, id). */
   async list(systemId: number, query: PendingExportListQuery): Promise<PendingExportPage> {
     const paging = parsePaging(query, { pageSize: 25, maxPageSize: 100 });
-    const errors = new ValidationErrorCollector();
-    const status = enumParam(query.status, PendingExportStatus, 'status', errors);
-    const changeType = enumParam(query.changeType, PendingExportChangeType, 'changeType', errors);
-    errors.throwIfAny();
+    const { status = null, changeType = null } = query;
     await findSystem(this.ds.manager, systemId);
     const { rows, totalCount, totalCountIsExact } = await new PendingExportReadStore(this.ds).page(
       systemId,

@@ -6,10 +6,7 @@ import {
   ActivityTargetType,
   DomainError,
   ErrorCode,
-  parseRunType,
-  relativeFilePathProblem,
   requiredCapability,
-  RUN_TYPES,
   RunType,
   runTypeUsesConnector,
   SettingKeys,
@@ -27,12 +24,18 @@ import { capabilitiesOf } from './connected-systems.service';
 import { findSystem, findSystemForChange, isUniqueViolation, recordSystemChange } from './connected-system.lookup';
 import { runProfileView, RunProfileView } from './connected-system.views';
 
-export interface RunProfileInput {
-  name?: unknown;
-  runType?: unknown;
-  pageSize?: unknown;
-  filePath?: unknown;
+/** A new run profile, its fields already of the right shape (the file path relative to the connector files root). */
+export interface CreateRunProfileCommand {
+  name: string;
+  runType: RunType;
+  /** Absent: the Sync.PageSize service setting. */
+  pageSize?: number;
+  /** Absent or null: no override. */
+  filePath?: string | null;
 }
+
+/** A partial update: absent fields keep their value; filePath null removes the override. */
+export type UpdateRunProfileCommand = Partial<CreateRunProfileCommand>;
 
 export const MAX_RUN_PROFILE_PAGE_SIZE = 10_000;
 const NAME_CONSTRAINT = 'uq_run_profile_name';
@@ -67,7 +70,7 @@ export class RunProfilesService {
     return runProfileView(await this.require(this.ds.manager, systemId, id));
   }
 
-  async create(systemId: number, input: RunProfileInput, initiator: Initiator): Promise<RunProfileView> {
+  async create(systemId: number, input: CreateRunProfileCommand, initiator: Initiator): Promise<RunProfileView> {
     const defaultPageSize = Number(await this.settings.effective(SettingKeys.SyncPageSize));
     return this.saving(() =>
       this.ds.transaction(async (m) => {
@@ -104,7 +107,7 @@ export class RunProfilesService {
     );
   }
 
-  async update(systemId: number, id: number, input: RunProfileInput, initiator: Initiator): Promise<RunProfileView> {
+  async update(systemId: number, id: number, input: UpdateRunProfileCommand, initiator: Initiator): Promise<RunProfileView> {
     return this.saving(() =>
       this.ds.transaction(async (m) => {
         const system = await findSystemForChange(m, systemId, 'share');
@@ -218,40 +221,22 @@ export class RunProfilesService {
     return { activityId: activity.id };
   }
 
-  private validate(system: ConnectedSystemEntity, input: RunProfileInput, existing: RunProfileEntity | null) {
+  /** The rules that need the system and its connector; the body has checked each field's shape. */
+  private validate(system: ConnectedSystemEntity, input: UpdateRunProfileCommand, existing: RunProfileEntity | null) {
     const errors = new ValidationErrorCollector();
-    const creating = !existing;
-    const out: { name?: string; runType?: RunType; pageSize?: number; filePath?: string | null } = {};
-    if (input.name !== undefined || creating) {
-      const name = typeof input.name === 'string' ? input.name.trim() : '';
-      if (!name || name.length > 200) errors.add('name', 'name is required and must be 1-200 characters.');
-      else out.name = name;
-    }
-    if (input.runType !== undefined || creating) {
-      const runType = parseRunType(input.runType);
-      if (!runType) errors.add('runType', `runType is required and must be one of ${RUN_TYPES.join(', ')}.`);
-      else out.runType = runType;
-    }
-    if (input.pageSize !== undefined) {
-      if (
-        typeof input.pageSize !== 'number' ||
-        !Number.isInteger(input.pageSize) ||
-        input.pageSize < 1 ||
-        input.pageSize > MAX_RUN_PROFILE_PAGE_SIZE
-      ) {
-        errors.add('pageSize', `pageSize must be a whole number from 1 to ${MAX_RUN_PROFILE_PAGE_SIZE}.`);
-      } else out.pageSize = input.pageSize;
-    }
+    const out: { name?: string; runType?: RunType; pageSize?: number; filePath?: string | null } = {
+      name: input.name?.trim(),
+      runType: input.runType,
+      pageSize: input.pageSize,
+    };
     const connector = this.registry.find(system.connectorType);
     if (input.filePath !== undefined && input.filePath !== null) {
-      const problem = typeof input.filePath === 'string' ? relativeFilePathProblem(input.filePath) : 'must be text.';
       if (!takesFilePath(connector))
         errors.add(
           'filePath',
           `The ${system.connectorType} connector does not read or write files, so a run profile cannot override a file path.`,
         );
-      else if (problem) errors.add('filePath', `filePath ${problem}`);
-      else out.filePath = (input.filePath as string).trim();
+      else out.filePath = input.filePath.trim();
     } else if (input.filePath === null) out.filePath = null;
     const runType = out.runType ?? (existing?.runType as RunType | undefined);
     const filePath = out.filePath !== undefined ? out.filePath : existing?.filePath;

@@ -5,9 +5,11 @@ function collect(errors: ValidationError[], prefix: string, out: ValidationError
   for (const e of errors) {
     const field = prefix ? `${prefix}.${e.property}` : e.property;
     if (e.constraints) {
-      out[field] = Object.entries(e.constraints).map(([rule, message]) =>
+      // Rules of one field often share its message (e.g. type and length): each message is listed once.
+      const messages = Object.entries(e.constraints).map(([rule, message]) =>
         rule === 'whitelistValidation' ? `${field} is not a known field` : message,
       );
+      out[field] = [...new Set(messages)];
     }
     if (e.children?.length) collect(e.children, field, out);
   }

@@ -1,9 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsObject, IsOptional, IsString, Length, MaxLength, ValidateIf } from 'class-validator';
+import { IsBoolean, IsObject, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { ConnectedSystemDeletionOutcome, UNRESOLVED_REFERENCE_HANDLINGS, UnresolvedReferenceHandling } from '@meridian/domain';
+import { OneOfIgnoringCase, UnlessNull, WhenPresent } from '../../../http/field.validation';
 
-const HANDLINGS = ['Error', 'Warn', 'Ignore'];
-const OUTCOMES = ['CompletedImmediately', 'QueuedAsBackgroundJob', 'QueuedAfterSync', 'Failed'];
+const OUTCOMES = Object.values(ConnectedSystemDeletionOutcome);
+
+const NAME_MESSAGE = 'name is required and must be 1-200 characters.';
+const DESCRIPTION_MESSAGE = 'description must be text of at most 2000 characters.';
+const CONNECTOR_TYPE_MESSAGE = 'connectorType is required.';
+const SETTINGS_MESSAGE = 'settings must be an object of setting name to value.';
+const HANDLING_MESSAGE = `unresolvedReferenceHandling must be one of ${UNRESOLVED_REFERENCE_HANDLINGS.join(', ')}.`;
 
 const SETTINGS_DOC =
   "Connector settings by name (see GET /api/v1/synchronisation/connectors for each connector's schema), validated against the " +
@@ -11,21 +18,22 @@ const SETTINGS_DOC =
   'are encrypted at rest and never returned.';
 
 export class CreateConnectedSystemDto {
+  // Type and length only: a blank name is refused by the service, in the same response as the connector's verdict on the settings.
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'HR system', description: 'Unique, ignoring case.' })
-  @IsString()
-  @Length(1, 200)
+  @IsString({ message: NAME_MESSAGE })
+  @Length(1, 200, { message: NAME_MESSAGE })
   name: string;
 
   @ApiPropertyOptional({ maxLength: 2000, nullable: true, type: String })
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
-  @IsString()
-  @MaxLength(2000)
+  @UnlessNull()
+  @IsString({ message: DESCRIPTION_MESSAGE })
+  @MaxLength(2000, { message: DESCRIPTION_MESSAGE })
   description?: string | null;
 
   @ApiProperty({ example: 'File', description: 'A connector type from GET /api/v1/synchronisation/connectors; cannot be changed later.' })
-  @IsString()
-  @Length(1, 50)
+  @IsString({ message: CONNECTOR_TYPE_MESSAGE })
+  @Matches(/\S/, { message: CONNECTOR_TYPE_MESSAGE })
+  @MaxLength(50)
   connectorType: string;
 
   @ApiPropertyOptional({
@@ -34,34 +42,38 @@ export class CreateConnectedSystemDto {
     example: { filePath: 'hr/people.csv', delimiter: ',', mode: 'Import' },
     description: SETTINGS_DOC,
   })
-  @IsOptional()
-  @IsObject()
-  settings?: Record<string, unknown>;
+  @UnlessNull()
+  @IsObject({ message: SETTINGS_MESSAGE })
+  settings?: Record<string, unknown> | null;
 
-  @ApiPropertyOptional({ enum: HANDLINGS, default: 'Warn', description: 'What an import does with a reference value it cannot resolve.' })
-  @IsOptional()
-  @IsString()
-  unresolvedReferenceHandling?: string;
+  @ApiPropertyOptional({
+    enum: UnresolvedReferenceHandling,
+    default: UnresolvedReferenceHandling.Warn,
+    description: 'What an import does with a reference value it cannot resolve.',
+  })
+  @WhenPresent()
+  @OneOfIgnoringCase(UNRESOLVED_REFERENCE_HANDLINGS, HANDLING_MESSAGE)
+  unresolvedReferenceHandling?: UnresolvedReferenceHandling;
 }
 
 export class UpdateConnectedSystemDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
-  @IsOptional()
-  @IsString()
-  @Length(1, 200)
+  @WhenPresent()
+  @IsString({ message: NAME_MESSAGE })
+  @Length(1, 200, { message: NAME_MESSAGE })
   name?: string;
 
   @ApiPropertyOptional({ maxLength: 2000, nullable: true, type: String })
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
-  @IsString()
-  @MaxLength(2000)
+  @UnlessNull()
+  @IsString({ message: DESCRIPTION_MESSAGE })
+  @MaxLength(2000, { message: DESCRIPTION_MESSAGE })
   description?: string | null;
 
-  @ApiPropertyOptional({ description: 'Immutable: only the current value is accepted.' })
+  // Whether it is the current type needs the stored system: the service refuses any other value, null included.
+  @ApiPropertyOptional({ type: String, description: 'Immutable: only the current value is accepted.' })
   @IsOptional()
   @IsString()
-  connectorType?: string;
+  connectorType?: string | null;
 
   @ApiPropertyOptional({
     type: 'object',
@@ -70,14 +82,14 @@ export class UpdateConnectedSystemDto {
       `${SETTINGS_DOC} Partial: settings not named keep their value. A secret that is omitted (or sent as "") keeps its stored value; ` +
       'a secret sent as null is cleared (refused when the setting is required).',
   })
-  @IsOptional()
-  @IsObject()
-  settings?: Record<string, unknown>;
+  @UnlessNull()
+  @IsObject({ message: SETTINGS_MESSAGE })
+  settings?: Record<string, unknown> | null;
 
-  @ApiPropertyOptional({ enum: HANDLINGS })
-  @IsOptional()
-  @IsString()
-  unresolvedReferenceHandling?: string;
+  @ApiPropertyOptional({ enum: UnresolvedReferenceHandling })
+  @WhenPresent()
+  @OneOfIgnoringCase(UNRESOLVED_REFERENCE_HANDLINGS, HANDLING_MESSAGE)
+  unresolvedReferenceHandling?: UnresolvedReferenceHandling;
 }
 
 export class ConnectorCapabilitiesDto {
@@ -116,7 +128,7 @@ export class ConnectedSystemDto extends ConnectedSystemSummaryDto {
   })
   secretSettingsSet: string[];
 
-  @ApiProperty({ enum: HANDLINGS }) unresolvedReferenceHandling: string;
+  @ApiProperty({ enum: UnresolvedReferenceHandling }) unresolvedReferenceHandling: string;
   @ApiProperty({ description: 'A configuration change means the next synchronisation must be a full one.' }) fullSyncRequired: boolean;
   @ApiPropertyOptional({ nullable: true, format: 'date-time', type: String }) lastSchemaImport: string | null;
 

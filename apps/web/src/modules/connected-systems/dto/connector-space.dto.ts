@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsEnum, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { LIST_COUNT_CAP } from '@meridian/application';
 import {
   AttributeChangeOperation,
@@ -14,6 +14,8 @@ import { PageQueryDto, toQueryInt } from '../../../http/paging.dto';
 const CSO_STATUSES = Object.values(ConnectorSpaceObjectStatus);
 const PE_STATUSES = Object.values(PendingExportStatus);
 const PE_CHANGE_TYPES = Object.values(PendingExportChangeType);
+/** Ids are PostgreSQL integers. */
+const MAX_ID = 2_147_483_647;
 const toQueryBoolean = ({ value }: { value: unknown }): unknown => (value === 'true' ? true : value === 'false' ? false : value);
 
 export class ConnectorSpaceListQueryDto extends PageQueryDto {
@@ -28,16 +30,17 @@ export class ConnectorSpaceListQueryDto extends PageQueryDto {
   @MaxLength(200, { message: 'search must be at most 200 characters.' })
   search?: string;
 
-  @ApiPropertyOptional({ enum: CSO_STATUSES })
+  @ApiPropertyOptional({ enum: ConnectorSpaceObjectStatus })
   @IsOptional()
-  @IsIn(CSO_STATUSES, { message: `status must be one of ${CSO_STATUSES.join(', ')}.` })
-  status?: string;
+  @IsEnum(ConnectorSpaceObjectStatus, { message: `status must be one of ${CSO_STATUSES.join(', ')}.` })
+  status?: ConnectorSpaceObjectStatus;
 
   @ApiPropertyOptional({ minimum: 1, description: "Only objects of this object type of the system (another system's type: 400)." })
   @IsOptional()
   @Transform(toQueryInt)
   @IsInt({ message: 'objectTypeId must be a whole number.' })
   @Min(1, { message: 'objectTypeId must be at least 1.' })
+  @Max(MAX_ID, { message: 'objectTypeId must be a positive whole number.' })
   objectTypeId?: number;
 
   @ApiPropertyOptional({ description: 'true: only objects joined to a metaverse object; false: only objects that are not.' })
@@ -48,15 +51,15 @@ export class ConnectorSpaceListQueryDto extends PageQueryDto {
 }
 
 export class PendingExportListQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ enum: PE_STATUSES })
+  @ApiPropertyOptional({ enum: PendingExportStatus })
   @IsOptional()
-  @IsIn(PE_STATUSES, { message: `status must be one of ${PE_STATUSES.join(', ')}.` })
-  status?: string;
+  @IsEnum(PendingExportStatus, { message: `status must be one of ${PE_STATUSES.join(', ')}.` })
+  status?: PendingExportStatus;
 
-  @ApiPropertyOptional({ enum: PE_CHANGE_TYPES })
+  @ApiPropertyOptional({ enum: PendingExportChangeType })
   @IsOptional()
-  @IsIn(PE_CHANGE_TYPES, { message: `changeType must be one of ${PE_CHANGE_TYPES.join(', ')}.` })
-  changeType?: string;
+  @IsEnum(PendingExportChangeType, { message: `changeType must be one of ${PE_CHANGE_TYPES.join(', ')}.` })
+  changeType?: PendingExportChangeType;
 }
 
 export class ConnectorSpaceObjectDto {

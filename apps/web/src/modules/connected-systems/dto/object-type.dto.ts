@@ -1,5 +1,12 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsObject, IsOptional } from 'class-validator';
+import { IsBoolean, IsObject } from 'class-validator';
+import { WhenPresent } from '../../../http/field.validation';
+
+/** true or false when given; null is refused with the same message. */
+function TrueOrFalse(field: string): PropertyDecorator {
+  return applyDecorators(WhenPresent(), IsBoolean({ message: `${field} must be true or false.` }));
+}
 
 export class CsAttributeDto {
   @ApiProperty() id: number;
@@ -36,24 +43,21 @@ export class CsObjectTypeDto {
 }
 
 export class UpdateObjectTypeDto {
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() selected?: boolean;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() removeContributedAttributesOnObsoletion?: boolean;
+  @ApiPropertyOptional() @TrueOrFalse('selected') selected?: boolean;
+  @ApiPropertyOptional() @TrueOrFalse('removeContributedAttributesOnObsoletion') removeContributedAttributesOnObsoletion?: boolean;
 }
 
 export class UpdateAttributeDto {
   @ApiPropertyOptional({ description: 'External ID and secondary external ID attributes are always selected; deselecting one is a 400.' })
-  @IsOptional()
-  @IsBoolean()
+  @TrueOrFalse('selected')
   selected?: boolean;
 
   @ApiPropertyOptional({ description: 'true clears it from every other attribute of the object type (and selects this one).' })
-  @IsOptional()
-  @IsBoolean()
+  @TrueOrFalse('isExternalId')
   isExternalId?: boolean;
 
   @ApiPropertyOptional({ description: 'true clears it from every other attribute of the object type (and selects this one).' })
-  @IsOptional()
-  @IsBoolean()
+  @TrueOrFalse('isSecondaryExternalId')
   isSecondaryExternalId?: boolean;
 }
 
@@ -66,7 +70,7 @@ export class BulkUpdateAttributesDto {
       'Attribute id → the fields of the single attribute update. Must not be empty; every id must be an attribute of the object type.',
   })
   @IsObject({ message: 'attributes must be an object whose keys are attribute ids.' })
-  attributes: Record<string, UpdateAttributeDto>;
+  attributes: Record<string, unknown>;
 }
 
 export class BulkUpdatedAttributeDto {
