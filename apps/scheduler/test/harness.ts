@@ -191,6 +191,22 @@ export class SchedulerTestBed {
     return row.id;
   }
 
+  /** A File connected system with a FullSynchronisation run profile, for RunProfile steps. */
+  async runProfile(systemName: string): Promise<{ connectedSystemId: number; runProfileId: number }> {
+    const {
+      rows: [system],
+    } = await this.sql.query(`INSERT INTO connected_system (name, connector_type, settings) VALUES ($1, 'File', '{}') RETURNING id`, [
+      systemName,
+    ]);
+    const {
+      rows: [profile],
+    } = await this.sql.query(
+      `INSERT INTO connected_system_run_profile (connected_system_id, name, run_type) VALUES ($1, 'Full sync', 'FullSynchronisation') RETURNING id`,
+      [system.id],
+    );
+    return { connectedSystemId: system.id, runProfileId: profile.id };
+  }
+
   async executionsOf(scheduleId: string): Promise<Array<Record<string, any>>> {
     const { rows } = await this.sql.query(`SELECT * FROM schedule_execution WHERE schedule_id = $1 ORDER BY queued_at, due_at`, [
       scheduleId,

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RUNS_QUEUE } from '@meridian/jobs';
+import { JobQueue, RUNS_QUEUE } from '@meridian/jobs';
 import { Queue } from 'bullmq';
 import { Client } from 'pg';
 import { startWebApp, WebHarness } from './harness';
@@ -239,6 +239,26 @@ describe('Run profiles (/api/v1/synchronisation/connected-systems/{id}/run-profi
     const second = await api('post', `${profiles(s.id)}/${profile.id}/execute`);
     expect(second.status).toBe(202);
     expect(second.body.activityId).not.toBe(res.body.activityId);
+  });
+
+  it('execute: 503 when the queue cannot take the job, the activity failed rather than left InProgress', async () => {
+    const s = await system();
+    const profile = (await api('post', profiles(s.id), { name: 'Queue down', runType: 'FullImport' })).body;
+    const enqueue = jest.spyOn(h.app.get(JobQueue), 'enqueue').mockRejectedValueOnce(new Error('Redis is unreachable'));
+    try {
+      const res = await api('post', `${profiles(s.id)}/${profile.id}/execute`);
+      expect({ status: res.status, code: res.body.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+      expect(res.body.message).toBe('The job queue is unavailable; the run was not started. Try again later.');
+      const activity = await lastActivity(s.id);
+      expect(activity).toMatchObject({
+        target_operation_type: 'Execute',
+        status: 'FailedWithError',
+        error_message: 'The run could not be queued: Redis is unreachable',
+      });
+      expect(activity.completed).not.toBeNull();
+    } finally {
+      enqueue.mockRestore();
+    }
   });
 
   it('404 for a run profile of another system, or of an unknown system', async () => {

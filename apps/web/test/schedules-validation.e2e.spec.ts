@@ -263,6 +263,30 @@ describe('Schedules: validation (400 VALIDATION_ERROR with field names)', () => 
     expect(res.body.validationErrors[field].join(' ')).toMatch(message);
   });
 
+  it('reports each malformed field once, with its own message', async () => {
+    const created = await api('post', BASE, {
+      ...INTERVAL,
+      triggerType: null,
+      intervalValue: '30',
+      intervalUnit: 'Days',
+      isEnabled: 'yes',
+    });
+    expect(created.status).toBe(400);
+    expect(created.body.validationErrors).toEqual({
+      triggerType: ['triggerType must not be null.'],
+      intervalValue: ['intervalValue must be a whole number from 1 to 59.'],
+      intervalUnit: ['intervalUnit must be Minutes or Hours.'],
+      isEnabled: ['isEnabled must be true or false.'],
+    });
+    const updated = await api('put', `${BASE}/${existing.id}`, { patternType: null, name: 7, steps: null });
+    expect(updated.status).toBe(400);
+    expect(updated.body.validationErrors).toEqual({
+      patternType: ['patternType must not be null.'],
+      name: ['name is required and must be 1-200 characters.'],
+      steps: ['steps must be an array of steps (an empty array for none).'],
+    });
+  });
+
   it('reports every problem of a body at once and changes nothing', async () => {
     const res = await api('put', `${BASE}/${existing.id}`, {
       name: '',

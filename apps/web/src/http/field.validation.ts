@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { IsIn, IsString, Length, Matches, ValidateIf } from 'class-validator';
+import { IsIn, IsString, Length, Matches, ValidateBy, ValidateIf, ValidationArguments } from 'class-validator';
 
 /**
  * Validation building blocks shared by the request bodies. Each rule lives here once; a DTO composes them
@@ -34,4 +34,30 @@ export function OneOfIgnoringCase(values: readonly string[], message: string): P
     typeof value === 'string' ? (values.find((v) => v.toLowerCase() === value.toLowerCase()) ?? value) : value,
   );
   return applyDecorators(toCanonical, IsIn([...values], { message }));
+}
+
+/** A whole number from `min` to `max`, every failure (text, fractions, out of range) reported once as `message`. */
+export function WholeNumber(min: number, max: number, message: string): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'wholeNumber',
+      validator: { validate: (value: unknown) => typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max },
+    },
+    { message },
+  );
+}
+
+/** What a choice field reports when it is absent (where it is required), null, or holds another value. */
+export interface ChoiceMessages {
+  absent?: string;
+  null?: string;
+  other: string;
+}
+
+/** One of `values` (a domain enum's values), with the message that says what was wrong. */
+export function OneOf(values: readonly string[], messages: ChoiceMessages): PropertyDecorator {
+  return IsIn([...values], {
+    message: ({ value }: ValidationArguments) =>
+      (value === undefined ? messages.absent : value === null ? messages.null : undefined) ?? messages.other,
+  });
 }

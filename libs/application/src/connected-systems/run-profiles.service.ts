@@ -37,6 +37,12 @@ export interface CreateRunProfileCommand {
 /** A partial update: absent fields keep their value; filePath null removes the override. */
 export type UpdateRunProfileCommand = Partial<CreateRunProfileCommand>;
 
+/** A run whose activity is written (createRun) and whose job is not queued yet (queueRun). */
+export interface CreatedRun {
+  activityId: string;
+  runProfileId: number;
+}
+
 export const MAX_RUN_PROFILE_PAGE_SIZE = 10_000;
 const NAME_CONSTRAINT = 'uq_run_profile_name';
 
@@ -179,46 +185,66 @@ export class RunProfilesService {
    * If the queue cannot take the job, the activity is failed (not left InProgress) and the caller gets 503.
    */
   async execute(systemId: number, id: number, initiator: Initiator): Promise<{ activityId: string }> {
-    const activity = await this.ds.transaction(async (m) => {
-      const system = await findSystemForChange(m, systemId, 'share');
-      const profile = await this.require(m, systemId, id);
-      this.assertRunnable(system, profile.runType as RunType, 'runType');
-      return m.getRepository(ActivityEntity).save({
-        status: ActivityStatus.InProgress,
-        targetType: ActivityTargetType.ConnectedSystemRunProfile,
-        targetOperationType: ActivityOperationType.Execute,
-        targetId: String(profile.id),
-        targetName: profile.name,
-        targetContext: system.name,
-        message: `Queued: ${profile.runType} of "${system.name}".`,
-        connectedSystemId: systemId,
-        connectedSystemRunProfileId: profile.id,
-        connectedSystemRunType: profile.runType,
-        initiatedByType: initiator.type,
-        initiatedById: initiator.id,
-        initiatedByName: initiator.name,
-        objectsToProcess: 0,
-        objectsProcessed: 0,
-      });
+    const run = await this.ds.transaction((m) => this.createRun(m, systemId, id, initiator));
+    await this.queueRun(run);
+    return { activityId: run.activityId };
+  }
+
+  /**
+   * The first half of a start: the run's InProgress activity, written in the caller's transaction (so the
+   * caller can tie it to its own rows). Hand the answer to queueRun once that transaction has committed.
+   */
+  async createRun(m: EntityManager, systemId: number, id: number, initiator: Initiator): Promise<CreatedRun> {
+    const system = await findSystemForChange(m, systemId, 'share');
+    const profile = await this.require(m, systemId, id);
+    this.assertRunnable(system, profile.runType as RunType, 'runType');
+    const activity = await m.getRepository(ActivityEntity).save({
+      status: ActivityStatus.InProgress,
+      targetType: ActivityTargetType.ConnectedSystemRunProfile,
+      targetOperationType: ActivityOperationType.Execute,
+      targetId: String(profile.id),
+      targetName: profile.name,
+      targetContext: system.name,
+      message: `Queued: ${profile.runType} of "${system.name}".`,
+      connectedSystemId: systemId,
+      connectedSystemRunProfileId: profile.id,
+      connectedSystemRunType: profile.runType,
+      initiatedByType: initiator.type,
+      initiatedById: initiator.id,
+      initiatedByName: initiator.name,
+      objectsToProcess: 0,
+      objectsProcessed: 0,
     });
+    return { activityId: activity.id, runProfileId: profile.id };
+  }
+
+  /**
+   * The second half of a start: the job of a committed run activity. If the queue cannot take it, the
+   * activity is failed in one transaction with what `alsoOnFailure` writes (the caller's own record of
+   * the failure), and a 503 DomainError is thrown.
+   */
+  async queueRun(
+    { activityId, runProfileId }: CreatedRun,
+    alsoOnFailure?: (m: EntityManager, reason: string) => Promise<void>,
+  ): Promise<void> {
     try {
-      await this.jobs.enqueue(JobName.RunProfile, { activityId: activity.id });
+      await this.jobs.enqueue(JobName.RunProfile, { activityId });
     } catch (e) {
       const reason = e instanceof Error ? e.message : String(e);
-      await this.ds.getRepository(ActivityEntity).update(
-        { id: activity.id },
-        {
-          status: ActivityStatus.FailedWithError,
-          completed: new Date(),
-          errorMessage: `The run could not be queued: ${reason}`,
-        },
-      );
-      this.logger.log({ level: 'error', message: `Run profile ${id} could not be queued: ${reason}`, activityId: activity.id });
+      await this.ds.transaction(async (m) => {
+        await m
+          .getRepository(ActivityEntity)
+          .update(
+            { id: activityId },
+            { status: ActivityStatus.FailedWithError, completed: new Date(), errorMessage: `The run could not be queued: ${reason}` },
+          );
+        await alsoOnFailure?.(m, reason);
+      });
+      this.logger.log({ level: 'error', message: `Run profile ${runProfileId} could not be queued: ${reason}`, activityId });
       throw new DomainError(ErrorCode.ServiceUnavailable, 'The job queue is unavailable; the run was not started. Try again later.', {
-        activityId: activity.id,
+        activityId,
       });
     }
-    return { activityId: activity.id };
   }
 
   /** The rules that need the system and its connector; the body has checked each field's shape. */

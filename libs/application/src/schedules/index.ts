@@ -2,6 +2,7 @@ export * from './schedules.providers';
 export * from './schedule-clock';
 export * from './queue-execution';
 export * from './engine/schedule-engine.options';
+export * from './engine/step-launcher';
 export * from './schedule-execution.views';
 export * from './schedule-executions.service';
 export * from './schedule-execution.runner';

@@ -1,13 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import {
-  ACTIVE_EXECUTION_STATUSES,
-  ActivityOperationType,
-  ActivityTargetType,
-  DomainError,
-  StepStatus,
-  ValidationErrorCollector,
-} from '@meridian/domain';
+import { ACTIVE_EXECUTION_STATUSES, ActivityOperationType, ActivityTargetType, DomainError, StepStatus } from '@meridian/domain';
 import {
   ActivityEntity,
   ExecutionActivityStore,
@@ -24,33 +17,28 @@ import { ScheduleClock } from './schedule-clock';
 import { insertExecution } from './queue-execution';
 import { ExecutionSummaryView, executionStepView, executionSummary, ExecutionView } from './schedule-execution.views';
 
+/** The fields an execution list can be sorted by. */
+export const EXECUTION_SORT_FIELDS = ['queuedAt', 'startedAt', 'completedAt', 'status'] as const;
+export type ExecutionSortField = (typeof EXECUTION_SORT_FIELDS)[number];
+
+/** Query of the execution list, validated by the caller. */
 export interface ExecutionListQuery {
-  scheduleId?: unknown;
-  page?: unknown;
-  pageSize?: unknown;
-  sortBy?: unknown;
-  sortDescending?: unknown;
+  scheduleId?: string;
+  page?: number;
+  pageSize?: number;
+  sortBy?: ExecutionSortField;
+  sortDescending?: boolean;
 }
 
 export const EXECUTIONS_DEFAULT_PAGE_SIZE = 20;
 export const EXECUTIONS_MAX_PAGE_SIZE = 100;
 
-const SORT_COLUMNS: Record<string, string> = {
+const SORT_COLUMNS: Record<ExecutionSortField, string> = {
   queuedAt: 'e.queuedAt',
   startedAt: 'e.startedAt',
   completedAt: 'e.completedAt',
   status: 'e.status',
 };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** true/false (boolean or text), null when absent, 'invalid' otherwise. */
-function parseBoolean(value: unknown): boolean | null | 'invalid' {
-  if (value === undefined || value === null || value === '') return null;
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'string' && /^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
-  return 'invalid';
-}
 
 /** Schedule executions (spec 2.8, 4.5): reading, manual runs and cancellation. The scheduler runs them. */
 @Injectable()
@@ -64,17 +52,9 @@ export class ScheduleExecutionsService {
 
   async list(query: ExecutionListQuery): Promise<PagedResult<ExecutionSummaryView>> {
     const paging = parsePaging(query, { pageSize: EXECUTIONS_DEFAULT_PAGE_SIZE, maxPageSize: EXECUTIONS_MAX_PAGE_SIZE });
-    const errors = new ValidationErrorCollector();
-    const sortBy = query.sortBy === undefined || query.sortBy === '' ? 'queuedAt' : String(query.sortBy);
-    if (!SORT_COLUMNS[sortBy]) errors.add('sortBy', `sortBy must be one of ${Object.keys(SORT_COLUMNS).join(', ')}.`);
-    const descending = parseBoolean(query.sortDescending);
-    if (descending === 'invalid') errors.add('sortDescending', 'sortDescending must be true or false.');
-    const scheduleId = query.scheduleId === undefined || query.scheduleId === '' ? null : query.scheduleId;
-    if (scheduleId !== null && (typeof scheduleId !== 'string' || !UUID.test(scheduleId)))
-      errors.add('scheduleId', 'scheduleId must be a UUID.');
-    errors.throwIfAny();
-
-    const direction = descending === false ? 'ASC' : 'DESC';
+    const sortBy = query.sortBy ?? 'queuedAt';
+    const scheduleId = query.scheduleId ?? null;
+    const direction = query.sortDescending === false ? 'ASC' : 'DESC';
     const qb = this.ds.getRepository(ScheduleExecutionEntity).createQueryBuilder('e');
     if (scheduleId) qb.where('e.scheduleId = :scheduleId', { scheduleId });
     qb.orderBy(SORT_COLUMNS[sortBy], direction, 'NULLS LAST')

@@ -10,8 +10,11 @@ import {
   nextRunTime,
   normaliseSchedulePattern,
   restoreMaskedSecrets,
+  ScheduleIntervalUnit,
   SchedulePattern,
+  SchedulePatternType,
   ScheduleStepDraft,
+  ScheduleTriggerType,
   SECRET_MASK,
   validateSchedulePattern,
   validateScheduleSteps,
@@ -26,22 +29,28 @@ import { Initiator } from '../activities/initiator';
 import { isUniqueViolation } from '../connected-systems/connected-system.lookup';
 import { ScheduleClock } from './schedule-clock';
 
-/** Body of create and (partial) update, as received; every field is checked here. */
-export interface ScheduleInput {
-  name?: unknown;
-  description?: unknown;
-  triggerType?: unknown;
-  patternType?: unknown;
-  daysOfWeek?: unknown;
-  runTimes?: unknown;
-  intervalValue?: unknown;
-  intervalUnit?: unknown;
-  intervalWindowStart?: unknown;
-  intervalWindowEnd?: unknown;
-  cronExpression?: unknown;
-  timeZone?: unknown;
-  isEnabled?: unknown;
-  steps?: unknown;
+/**
+ * A create or partial update of a schedule, each field's type, length and allowed values already checked
+ * by the caller; absent fields keep their value on update. Left here: the name once trimmed, what the
+ * pattern and the steps mean (domain rules), and what needs the database.
+ */
+export interface ScheduleCommand {
+  name?: string;
+  description?: string | null;
+  triggerType?: ScheduleTriggerType;
+  patternType?: SchedulePatternType;
+  daysOfWeek?: string | null;
+  runTimes?: string | null;
+  intervalValue?: number | null;
+  intervalUnit?: ScheduleIntervalUnit | null;
+  intervalWindowStart?: string | null;
+  intervalWindowEnd?: string | null;
+  cronExpression?: string | null;
+  /** null keeps the stored zone (UTC on create). */
+  timeZone?: string | null;
+  isEnabled?: boolean;
+  /** Each step is checked by validateScheduleSteps. */
+  steps?: unknown[];
 }
 
 export const MAX_SCHEDULE_NAME_LENGTH = 200;
@@ -150,7 +159,7 @@ export class SchedulesService {
     return this.detail(this.ds.manager, await this.require(this.ds.manager, id, false));
   }
 
-  async create(input: ScheduleInput, initiator: Initiator): Promise<ScheduleDetailView> {
+  async create(input: ScheduleCommand, initiator: Initiator): Promise<ScheduleDetailView> {
     return this.saving(() =>
       this.ds.transaction(async (m) => {
         const now = this.clock.now();
@@ -186,7 +195,7 @@ export class SchedulesService {
     );
   }
 
-  async update(id: string, input: ScheduleInput, initiator: Initiator): Promise<ScheduleDetailView> {
+  async update(id: string, input: ScheduleCommand, initiator: Initiator): Promise<ScheduleDetailView> {
     return this.saving(() =>
       this.ds.transaction(async (m) => {
         const schedule = await this.require(m, id, true);
@@ -358,47 +367,37 @@ export class SchedulesService {
   }
 
   /**
-   * Checks a create (existing null) or partial update body against the merged result: the fields,
-   * the pattern (domain rules), and the steps with their run profiles. All problems in one 400.
+   * Checks a create (existing null) or partial update against the merged result: the trimmed name, the
+   * pattern (domain rules), and the steps (domain rules) with their run profiles. All problems in one 400.
    */
   private async validate(
     m: EntityManager,
-    input: ScheduleInput,
+    input: ScheduleCommand,
     existing: ScheduleEntity | null,
     existingSteps: ScheduleStepEntity[] = [],
   ): Promise<{ fields: Partial<ScheduleEntity> & { name?: string }; steps: ScheduleStepDraft[] | null }> {
     const errors: ValidationErrors = {};
     const add = (field: string, message: string) => (errors[field] ??= []).push(message);
     const fields: Partial<ScheduleEntity> = {};
-    const given = (f: keyof ScheduleInput) => input[f] !== undefined;
 
-    if (given('name') || !existing) {
-      const name = typeof input.name === 'string' ? input.name.trim() : '';
+    if (input.name !== undefined || !existing) {
+      const name = input.name?.trim() ?? '';
       if (!name || name.length > MAX_SCHEDULE_NAME_LENGTH)
         add('name', `name is required and must be 1-${MAX_SCHEDULE_NAME_LENGTH} characters.`);
       else fields.name = name;
     }
-    if (given('description')) {
-      if (
-        input.description !== null &&
-        (typeof input.description !== 'string' || input.description.length > MAX_SCHEDULE_DESCRIPTION_LENGTH)
-      ) {
-        add('description', `description must be text of at most ${MAX_SCHEDULE_DESCRIPTION_LENGTH} characters, or null.`);
-      } else fields.description = typeof input.description === 'string' && input.description.trim() ? input.description : null;
-    }
-    if (given('isEnabled') && typeof input.isEnabled !== 'boolean') add('isEnabled', 'isEnabled must be true or false.');
-    else if (given('isEnabled')) fields.isEnabled = input.isEnabled as boolean;
+    if (input.description !== undefined) fields.description = input.description?.trim() ? input.description : null;
+    if (input.isEnabled !== undefined) fields.isEnabled = input.isEnabled;
     else if (!existing) fields.isEnabled = false;
-    if (!existing && !given('triggerType')) add('triggerType', 'triggerType is required: Cron or Manual.');
-    if (!existing && input.triggerType === 'Cron' && !given('patternType'))
+    if (!existing && input.triggerType === ScheduleTriggerType.Cron && input.patternType === undefined)
       add('patternType', 'patternType is required for Cron schedules: SpecificTimes, Interval or Custom.');
-    for (const f of ['triggerType', 'patternType'] as const) if (given(f) && input[f] === null) add(f, `${f} must not be null.`);
 
     const before = existing ? schedulePatternOf(existing) : { ...EMPTY_PATTERN };
-    const pick = <K extends keyof SchedulePattern>(f: K): SchedulePattern[K] => (given(f) ? input[f] : before[f]) as SchedulePattern[K];
+    const pick = <K extends keyof SchedulePattern>(f: K): SchedulePattern[K] =>
+      (input[f] !== undefined ? input[f] : before[f]) as SchedulePattern[K];
     const pattern: SchedulePattern = {
       triggerType: pick('triggerType'),
-      patternType: pick('patternType') ?? 'SpecificTimes',
+      patternType: pick('patternType') ?? SchedulePatternType.SpecificTimes,
       daysOfWeek: pick('daysOfWeek'),
       runTimes: pick('runTimes'),
       intervalValue: pick('intervalValue'),
@@ -406,17 +405,17 @@ export class SchedulesService {
       intervalWindowStart: pick('intervalWindowStart'),
       intervalWindowEnd: pick('intervalWindowEnd'),
       cronExpression: pick('cronExpression'),
-      timeZone: given('timeZone') && input.timeZone !== null ? (input.timeZone as string) : before.timeZone,
+      timeZone: input.timeZone ?? before.timeZone,
     };
     // cronExpression is read-only except for Custom: a generated one sent back (or sent at all) is ignored.
-    if (pattern.patternType !== 'Custom') pattern.cronExpression = null;
+    if (pattern.patternType !== SchedulePatternType.Custom) pattern.cronExpression = null;
     for (const [field, messages] of Object.entries(validateSchedulePattern(pattern)))
       for (const message of messages) if (!errors[field]) add(field, message);
 
     let steps: ScheduleStepDraft[] | null = null;
-    if (given('steps') || !existing) {
-      // Absent on create: no steps. Null is not "no steps" on update (that is []): it is refused.
-      const result = validateScheduleSteps(input.steps === undefined ? [] : input.steps);
+    if (input.steps !== undefined || !existing) {
+      // Absent on create: no steps (null is refused by the caller: on update "no steps" is []).
+      const result = validateScheduleSteps(input.steps ?? []);
       for (const [field, messages] of Object.entries(result.errors)) for (const message of messages) add(field, message);
       if (!Object.keys(result.errors).length) steps = await this.checkSteps(m, result.steps, existingSteps, add);
     }

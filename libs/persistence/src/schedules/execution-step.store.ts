@@ -139,17 +139,26 @@ export class ExecutionStepStore extends ManagerStatements {
   }
 
   /**
-   * Links a RunProfile step to the run it started, and the run to the execution's activity (its parent),
-   * in one statement. Answers the step's status: anything but Queued means it ended meanwhile.
+   * Inside the transaction that starts a RunProfile step's run: locks the execution (shared, so a cancel waits
+   * until the run is linked, then finds and cancels it) and the step; answers whether the step is still Queued.
    */
-  async linkRun(stepId: string, executionId: string, activityId: string): Promise<StepStatus | null> {
-    const row = await this.row<{ status: StepStatus }>(
+  async lockQueued(executionId: string, stepId: string): Promise<boolean> {
+    await this.rows(`SELECT 1 FROM schedule_execution WHERE id = $1 FOR SHARE`, [executionId]);
+    const step = await this.row<{ status: StepStatus }>(`SELECT status FROM schedule_execution_step WHERE id = $1 FOR UPDATE`, [stepId]);
+    return step?.status === StepStatus.Queued;
+  }
+
+  /**
+   * Links a RunProfile step to the run it started, and the run to the execution's activity (its parent),
+   * in one statement (under lockQueued, in the transaction that creates the run).
+   */
+  async linkRun(stepId: string, executionId: string, activityId: string): Promise<void> {
+    await this.count(
       `WITH parent AS (
          UPDATE activity SET parent_activity_id = $3 WHERE id = $2 AND EXISTS (SELECT 1 FROM activity WHERE id = $3))
-       UPDATE schedule_execution_step SET activity_id = $2, task_id = $2 WHERE id = $1 RETURNING status`,
+       UPDATE schedule_execution_step SET activity_id = $2, task_id = $2 WHERE id = $1`,
       [stepId, activityId, executionId],
     );
-    return row?.status ?? null;
   }
 
   async localDefinition(stepId: string): Promise<LocalStepDefinition | null> {

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { InitiatedByType, ScheduleStepType, StepStatus } from '@meridian/domain';
-import { ExecutionActivityStore, ExecutionStepRecord, ExecutionStepStore, RunningExecutionRecord } from '@meridian/persistence';
+import { DomainError, ErrorCode, InitiatedByType, ScheduleStepType, StepStatus } from '@meridian/domain';
+import { ExecutionStepRecord, ExecutionStepStore, RunningExecutionRecord } from '@meridian/persistence';
 import { Logger, LOGGER } from '@meridian/platform';
 import { DataSource } from 'typeorm';
 import { Initiator } from '../../activities/initiator';
-import { RunProfilesService } from '../../connected-systems/run-profiles.service';
+import { CreatedRun, RunProfilesService } from '../../connected-systems/run-profiles.service';
 import { ScheduleClock } from '../schedule-clock';
 import { CRON_INITIATED_BY, SCHEDULER_INITIATOR } from '../queue-execution';
 import { LocalStepTasks } from './local-step-tasks';
@@ -19,10 +19,9 @@ import { StepSettler } from './step-settler';
 @Injectable()
 export class StepLauncher {
   private readonly steps: ExecutionStepStore;
-  private readonly activities: ExecutionActivityStore;
 
   constructor(
-    @InjectDataSource() ds: DataSource,
+    @InjectDataSource() private readonly ds: DataSource,
     private readonly replica: SchedulerReplica,
     private readonly settler: StepSettler,
     private readonly runProfiles: RunProfilesService,
@@ -31,7 +30,6 @@ export class StepLauncher {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.steps = new ExecutionStepStore(ds.manager);
-    this.activities = new ExecutionActivityStore(ds.manager);
   }
 
   /** Starts the step; a step that cannot start fails with the reason. */
@@ -50,30 +48,51 @@ export class StepLauncher {
     }
   }
 
+  /**
+   * Creates the run's activity and links it to the step in one transaction, only while the step is still
+   * Queued (a step cancelled or timed out first gets no run), then queues the job after the commit. A run
+   * the queue cannot take fails together with its step.
+   */
   private async launchRunProfile(execution: RunningExecutionRecord, step: ExecutionStepRecord, now: Date): Promise<void> {
-    if (!step.connectedSystemId || !step.runProfileId) {
+    const { connectedSystemId, runProfileId } = step;
+    if (!connectedSystemId || !runProfileId) {
       await this.steps.end(step.id, StepStatus.Failed, 'the run profile of this step no longer exists.', now);
       return;
     }
-    let activityId: string;
+    let run: CreatedRun | null;
     try {
-      ({ activityId } = await this.runProfiles.execute(step.connectedSystemId, step.runProfileId, initiatorOf(execution)));
+      run = await this.ds.transaction(async (m) => {
+        const steps = new ExecutionStepStore(m);
+        if (!(await steps.lockQueued(execution.id, step.id))) return null;
+        const created = await this.runProfiles.createRun(m, connectedSystemId, runProfileId, initiatorOf(execution));
+        // The execution's activity (same id as the execution) is the parent of the runs it starts.
+        await steps.linkRun(step.id, execution.id, created.activityId);
+        return created;
+      });
     } catch (e) {
       await this.steps.end(step.id, StepStatus.Failed, `the run profile could not start: ${(e as Error).message}`, this.clock.now());
       return;
     }
-    // The execution's activity (same id as the execution) is the parent of the runs it starts.
-    if ((await this.steps.linkRun(step.id, execution.id, activityId)) !== StepStatus.Queued) {
-      // Cancelled or timed out while the run was being queued: the run must not go on.
-      await this.activities.cancelRuns([activityId], this.clock.now(), 'Cancelled: the schedule step ended before the run started.');
-      return;
+    if (!run) return;
+    step.activityId = run.activityId;
+    try {
+      await this.runProfiles.queueRun(run, async (m, reason) => {
+        await new ExecutionStepStore(m).end(
+          step.id,
+          StepStatus.Failed,
+          `the run profile could not start: the run could not be queued: ${reason}`,
+          this.clock.now(),
+        );
+      });
+    } catch (e) {
+      if (e instanceof DomainError && e.code === ErrorCode.ServiceUnavailable) return; // the step failed with its run
+      throw e;
     }
-    step.activityId = activityId;
     this.logger.log({
       level: 'information',
-      message: `Schedule execution ${execution.id}: step ${step.stepIndex} '${step.name}' queued run-profile activity ${activityId}.`,
+      message: `Schedule execution ${execution.id}: step ${step.stepIndex} '${step.name}' queued run-profile activity ${run.activityId}.`,
       scheduleExecutionId: execution.id,
-      activityId,
+      activityId: run.activityId,
     });
   }
 

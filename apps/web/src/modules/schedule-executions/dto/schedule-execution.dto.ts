@@ -1,21 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
-import { EXECUTIONS_DEFAULT_PAGE_SIZE, EXECUTIONS_MAX_PAGE_SIZE } from '@meridian/application';
-
-const EXECUTION_STATUSES = ['Queued', 'InProgress', 'Completed', 'Failed', 'Cancelled', 'Paused'];
-const STEP_STATUSES = [
-  'Pending',
-  'Queued',
-  'Processing',
-  'Waiting',
-  'Completed',
-  'Completed with Warning',
-  'Completed with Error',
-  'Failed',
-  'Cancelled',
-];
-const SORT_FIELDS = ['queuedAt', 'startedAt', 'completedAt', 'status'];
+import { ActivityStatus, ExecutionStatus, InitiatedByType, SCHEDULE_STEP_TYPES, STEP_EXECUTION_MODES, StepStatus } from '@meridian/domain';
+import {
+  CRON_INITIATED_BY,
+  EXECUTION_SORT_FIELDS,
+  ExecutionSortField,
+  EXECUTIONS_DEFAULT_PAGE_SIZE,
+  EXECUTIONS_MAX_PAGE_SIZE,
+} from '@meridian/application';
 
 /** Query of GET /api/v1/schedule-executions (spec 4.5). */
 export class ExecutionListQueryDto {
@@ -39,10 +32,10 @@ export class ExecutionListQueryDto {
   @Max(EXECUTIONS_MAX_PAGE_SIZE, { message: `pageSize must be at most ${EXECUTIONS_MAX_PAGE_SIZE}.` })
   pageSize?: number;
 
-  @ApiPropertyOptional({ enum: SORT_FIELDS, default: 'queuedAt' })
+  @ApiPropertyOptional({ enum: EXECUTION_SORT_FIELDS, default: 'queuedAt' })
   @IsOptional()
-  @IsIn(SORT_FIELDS, { message: `sortBy must be one of ${SORT_FIELDS.join(', ')}.` })
-  sortBy?: string;
+  @IsIn(EXECUTION_SORT_FIELDS, { message: `sortBy must be one of ${EXECUTION_SORT_FIELDS.join(', ')}.` })
+  sortBy?: ExecutionSortField;
 
   @ApiPropertyOptional({
     default: true,
@@ -59,13 +52,17 @@ export class ExecutionSummaryDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) scheduleId: string;
   @ApiProperty({ description: "The schedule's name when the execution was created." }) scheduleName: string;
-  @ApiProperty({ enum: EXECUTION_STATUSES }) status: string;
+  @ApiProperty({ enum: Object.values(ExecutionStatus) }) status: string;
   @ApiProperty({ description: 'The stepIndex running now (or the last one run).' }) currentStepIndex: number;
   @ApiProperty({ description: 'Number of step indices (stages), not of steps.' }) totalSteps: number;
   @ApiProperty({ format: 'date-time' }) queuedAt: string;
   @ApiPropertyOptional({ format: 'date-time', nullable: true, type: String }) startedAt: string | null;
   @ApiPropertyOptional({ format: 'date-time', nullable: true, type: String }) completedAt: string | null;
-  @ApiProperty({ enum: ['User', 'ApiKey', 'NotSet'], description: 'NotSet: started by the cron trigger.' }) initiatedByType: string;
+  @ApiProperty({
+    enum: [InitiatedByType.User, InitiatedByType.ApiKey, CRON_INITIATED_BY],
+    description: 'NotSet: started by the cron trigger.',
+  })
+  initiatedByType: string;
   @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String }) initiatedById: string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) initiatedByName: string | null;
   @ApiPropertyOptional({
@@ -81,10 +78,10 @@ export class ExecutionSummaryDto {
 export class ExecutionStepDto {
   @ApiProperty() stepIndex: number;
   @ApiProperty() name: string;
-  @ApiProperty({ enum: ['RunProfile', 'PowerShell', 'Executable', 'SqlScript'] }) stepType: string;
-  @ApiProperty({ enum: ['Sequential', 'ParallelWithPrevious'] }) executionMode: string;
+  @ApiProperty({ enum: SCHEDULE_STEP_TYPES }) stepType: string;
+  @ApiProperty({ enum: STEP_EXECUTION_MODES }) executionMode: string;
   @ApiPropertyOptional({ nullable: true, type: Number }) connectedSystemId: number | null;
-  @ApiProperty({ enum: STEP_STATUSES }) status: string;
+  @ApiProperty({ enum: Object.values(StepStatus) }) status: string;
   @ApiPropertyOptional({
     format: 'uuid',
     nullable: true,
@@ -100,7 +97,7 @@ export class ExecutionStepDto {
   @ApiPropertyOptional({
     nullable: true,
     type: String,
-    enum: ['InProgress', 'Complete', 'CompleteWithWarning', 'CompleteWithError', 'FailedWithError', 'Cancelled'],
+    enum: Object.values(ActivityStatus),
   })
   activityStatus: string | null;
 }

@@ -9,9 +9,14 @@ import {
   SCHEDULE_PATTERN_TYPES,
   SCHEDULE_STEP_TYPES,
   SCHEDULE_TRIGGER_TYPES,
+  ScheduleIntervalUnit,
+  SchedulePatternType,
+  ScheduleTriggerType,
   STEP_EXECUTION_MODES,
 } from '@meridian/domain';
-import { IsArray, IsBoolean, IsInt, IsOptional, IsString } from 'class-validator';
+import { MAX_SCHEDULE_DESCRIPTION_LENGTH, MAX_SCHEDULE_NAME_LENGTH, ScheduleCommand } from '@meridian/application';
+import { IsArray, IsBoolean, IsString, MaxLength } from 'class-validator';
+import { OneOf, UnlessNull, WhenPresent, WholeNumber } from '../../../http/field.validation';
 
 const DAYS =
   'Comma-separated day numbers, 0 = Sunday to 6 = Saturday, no repeats (e.g. `1,2,3,4,5`). Required for SpecificTimes and Interval Cron schedules.';
@@ -99,20 +104,30 @@ export class ScheduleStepInputDto {
   sqlScriptPath?: string | null;
 }
 
-/** Every field of a schedule body; the service checks values, ranges and what each pattern requires. */
+const NAME_MESSAGE = `name is required and must be 1-${MAX_SCHEDULE_NAME_LENGTH} characters.`;
+const DESCRIPTION_MESSAGE = `description must be text of at most ${MAX_SCHEDULE_DESCRIPTION_LENGTH} characters, or null.`;
+const TRIGGER_TYPE = { other: 'triggerType must be Cron or Manual.', null: 'triggerType must not be null.' };
+const PATTERN_TYPE = { other: 'patternType must be SpecificTimes, Interval or Custom.', null: 'patternType must not be null.' };
+
+/**
+ * Every field of a schedule body, each checked here for its type, length and allowed values (absent
+ * and null as each field allows). The service checks what the pattern and the steps mean (domain
+ * rules) and what needs the database.
+ */
 class ScheduleFieldsDto {
   @ApiPropertyOptional({ maxLength: 2000, nullable: true, type: String })
-  @IsOptional()
+  @UnlessNull()
   @IsString({ message: 'description must be text or null.' })
+  @MaxLength(MAX_SCHEDULE_DESCRIPTION_LENGTH, { message: DESCRIPTION_MESSAGE })
   description?: string | null;
 
   @ApiPropertyOptional({ enum: SCHEDULE_PATTERN_TYPES, default: 'SpecificTimes', description: 'Required when triggerType is Cron.' })
-  @IsOptional()
-  @IsString({ message: 'patternType must be SpecificTimes, Interval or Custom.' })
-  patternType?: string;
+  @WhenPresent()
+  @OneOf(SCHEDULE_PATTERN_TYPES, PATTERN_TYPE)
+  patternType?: SchedulePatternType;
 
   @ApiPropertyOptional({ nullable: true, type: String, example: '1,2,3,4,5', description: DAYS })
-  @IsOptional()
+  @UnlessNull()
   @IsString({ message: 'daysOfWeek must be text such as 1,2,3,4,5.' })
   daysOfWeek?: string | null;
 
@@ -122,7 +137,7 @@ class ScheduleFieldsDto {
     example: '09:00,17:30',
     description: 'SpecificTimes: comma-separated 24-hour times `HH:mm` (00:00-23:59), no repeats. Every time fires on every selected day.',
   })
-  @IsOptional()
+  @UnlessNull()
   @IsString({ message: 'runTimes must be text such as 09:00,17:30.' })
   runTimes?: string | null;
 
@@ -133,14 +148,18 @@ class ScheduleFieldsDto {
     maximum: MAX_INTERVAL_VALUE,
     description: 'Interval: every N minutes or hours.',
   })
-  @IsOptional()
-  @IsInt({ message: `intervalValue must be a whole number from ${MIN_INTERVAL_VALUE} to ${MAX_INTERVAL_VALUE}.` })
+  @UnlessNull()
+  @WholeNumber(
+    MIN_INTERVAL_VALUE,
+    MAX_INTERVAL_VALUE,
+    `intervalValue must be a whole number from ${MIN_INTERVAL_VALUE} to ${MAX_INTERVAL_VALUE}.`,
+  )
   intervalValue?: number | null;
 
   @ApiPropertyOptional({ nullable: true, enum: SCHEDULE_INTERVAL_UNITS })
-  @IsOptional()
-  @IsString({ message: 'intervalUnit must be Minutes or Hours.' })
-  intervalUnit?: string | null;
+  @UnlessNull()
+  @OneOf(SCHEDULE_INTERVAL_UNITS, { other: 'intervalUnit must be Minutes or Hours.' })
+  intervalUnit?: ScheduleIntervalUnit | null;
 
   @ApiPropertyOptional({
     nullable: true,
@@ -148,7 +167,7 @@ class ScheduleFieldsDto {
     example: '08:00',
     description: 'Interval: `HH:mm`, the first run of each selected day.',
   })
-  @IsOptional()
+  @UnlessNull()
   @IsString({ message: 'intervalWindowStart must be a time HH:mm.' })
   intervalWindowStart?: string | null;
 
@@ -158,7 +177,7 @@ class ScheduleFieldsDto {
     example: '18:00',
     description: 'Interval: `HH:mm`, later than the start; a run falling exactly on it still happens (inclusive).',
   })
-  @IsOptional()
+  @UnlessNull()
   @IsString({ message: 'intervalWindowEnd must be a time HH:mm.' })
   intervalWindowEnd?: string | null;
 
@@ -170,7 +189,7 @@ class ScheduleFieldsDto {
       'Custom only (otherwise generated and read-only; a value sent with another pattern type is ignored): 5-field cron (minute hour day-of-month month day-of-week), ' +
       'several lines separated by `;`. No seconds, no nicknames.',
   })
-  @IsOptional()
+  @UnlessNull()
   @IsString({ message: 'cronExpression must be text such as 0 9 * * 1-5.' })
   cronExpression?: string | null;
 
@@ -180,47 +199,47 @@ class ScheduleFieldsDto {
     example: 'Europe/London',
     description: 'IANA time zone the days and times are read in; null resets it to UTC.',
   })
-  @IsOptional()
+  @UnlessNull()
   @IsString({ message: 'timeZone must be an IANA time zone name such as Europe/London.' })
   timeZone?: string | null;
 
   @ApiPropertyOptional({ description: 'Create default: false (a new schedule fires only once enabled).' })
-  @IsOptional()
+  @WhenPresent()
   @IsBoolean({ message: 'isEnabled must be true or false.' })
   isEnabled?: boolean;
 
+  // Each step is checked by the domain's step rules (errors named `steps[i].field`), not here.
   @ApiPropertyOptional({ type: [ScheduleStepInputDto], description: STEPS })
-  @IsOptional()
+  @WhenPresent()
   @IsArray({ message: 'steps must be an array of steps (an empty array for none).' })
   steps?: unknown[];
 }
 
-export class CreateScheduleDto extends ScheduleFieldsDto {
+/** Name and trigger are required; the service trims the name and checks its length with the pattern and steps (one 400 for all). */
+export class CreateScheduleDto extends ScheduleFieldsDto implements ScheduleCommand {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'HR weekday sync', description: 'Unique, ignoring case.' })
-  @IsOptional()
-  @IsString({ message: 'name is required and must be 1-200 characters.' })
+  @IsString({ message: NAME_MESSAGE })
   name: string;
 
   @ApiProperty({
     enum: SCHEDULE_TRIGGER_TYPES,
     description: 'Cron: fires by its pattern while enabled. Manual: runs only through POST /api/v1/schedules/{id}/run.',
   })
-  @IsOptional()
-  @IsString({ message: 'triggerType must be Cron or Manual.' })
-  triggerType: string;
+  @OneOf(SCHEDULE_TRIGGER_TYPES, { ...TRIGGER_TYPE, absent: 'triggerType is required: Cron or Manual.' })
+  triggerType: ScheduleTriggerType;
 }
 
 /** Partial update: only the fields sent change (steps, when sent, replaces them all). */
-export class UpdateScheduleDto extends ScheduleFieldsDto {
+export class UpdateScheduleDto extends ScheduleFieldsDto implements ScheduleCommand {
   @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
-  @IsOptional()
-  @IsString({ message: 'name must be 1-200 characters.' })
+  @WhenPresent()
+  @IsString({ message: NAME_MESSAGE })
   name?: string;
 
   @ApiPropertyOptional({ enum: SCHEDULE_TRIGGER_TYPES })
-  @IsOptional()
-  @IsString({ message: 'triggerType must be Cron or Manual.' })
-  triggerType?: string;
+  @WhenPresent()
+  @OneOf(SCHEDULE_TRIGGER_TYPES, TRIGGER_TYPE)
+  triggerType?: ScheduleTriggerType;
 }
 
 export class ScheduleStepDto {
