@@ -3,12 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import {
   ActivityOperationType,
   ActivityTargetType,
+  AttributeDataType,
   AttributePlurality,
   DomainError,
   INDEXABLE_ATTRIBUTE_TYPES,
   isIndexableAttributeType,
-  parseAttributeDataType,
-  parseAttributePlurality,
   ValidationErrorCollector,
 } from '@meridian/domain';
 import { MetaverseAttributeEntity, MetaverseSchemaStore } from '@meridian/persistence';
@@ -25,19 +24,25 @@ import {
   syncRulesNamingAttribute,
   syncRulesUsingAttribute,
 } from './metaverse-schema.usage';
-import { checkDescription, checkIdList, checkIdsExist, checkName, isUniqueViolation } from './metaverse-schema.validation';
+import { checkIdsExist, distinctIds, isUniqueViolation, storedDescription } from './metaverse-schema.validation';
 import { MetaverseAttributeView, loadAttributes } from './metaverse-schema.views';
 
-/** Body of attribute create and update (docs/metaverse.md); absent fields keep their value on update. */
-export interface MetaverseAttributeInput {
-  name?: unknown;
-  description?: unknown;
-  type?: unknown;
-  plurality?: unknown;
+/**
+ * Body of attribute create (docs/metaverse.md), validated: a name by the schema's rule (trimmed here), a description
+ * of at most 1000 characters. What needs the database (unique names, existing object types) is checked here.
+ */
+export interface CreateMetaverseAttributeInput {
+  name: string;
+  description?: string | null;
+  type: AttributeDataType;
+  plurality?: AttributePlurality;
   /** The object types that have the attribute (replaces the set on update). */
-  objectTypeIds?: unknown;
-  isIndexed?: unknown;
+  objectTypeIds?: number[];
+  isIndexed?: boolean;
 }
+
+/** Body of attribute update, validated as on create; absent fields keep their value. */
+export type UpdateMetaverseAttributeInput = Partial<CreateMetaverseAttributeInput>;
 
 const INDEXABLE = INDEXABLE_ATTRIBUTE_TYPES.join(', ');
 
@@ -68,33 +73,26 @@ export class MetaverseAttributesService {
     return attr;
   }
 
-  async create(input: MetaverseAttributeInput, initiator: Initiator): Promise<MetaverseAttributeView> {
+  async create(input: CreateMetaverseAttributeInput, initiator: Initiator): Promise<MetaverseAttributeView> {
     const errors = new ValidationErrorCollector();
-    const name = checkName(input.name, 'Attribute', errors);
-    const description = input.description === undefined ? null : checkDescription(input.description, errors);
-    const type = parseAttributeDataType(input.type);
-    if (!type)
-      errors.add('type', 'type is required: String, Text, Integer, LongNumber, Decimal, Boolean, DateTime, Guid, Binary or Reference.');
-    const plurality = input.plurality === undefined ? AttributePlurality.Single : parseAttributePlurality(input.plurality);
-    if (!plurality) errors.add('plurality', 'plurality must be Single or Multi.');
-    const isIndexed = input.isIndexed === undefined ? false : input.isIndexed;
-    if (typeof isIndexed !== 'boolean') errors.add('isIndexed', 'isIndexed must be true or false.');
-    else if (isIndexed && type && !isIndexableAttributeType(type)) errors.add('isIndexed', `Only ${INDEXABLE} attributes can be indexed.`);
-    const objectTypeIds = input.objectTypeIds === undefined ? [] : checkIdList(input.objectTypeIds, 'objectTypeIds', errors);
+    const name = input.name.trim();
+    const { type, plurality = AttributePlurality.Single, isIndexed = false } = input;
+    if (isIndexed && !isIndexableAttributeType(type)) errors.add('isIndexed', `Only ${INDEXABLE} attributes can be indexed.`);
+    const objectTypeIds = distinctIds(input.objectTypeIds ?? []);
     try {
       return await this.ds.transaction(async (m) => {
-        if (name !== undefined) await this.checkUniqueName(m, name, null, errors);
-        if (objectTypeIds) await checkIdsExist(m, 'metaverse_object_type', objectTypeIds, 'objectTypeIds', 'Metaverse object type', errors);
+        await this.checkUniqueName(m, name, null, errors);
+        await checkIdsExist(m, 'metaverse_object_type', objectTypeIds, 'objectTypeIds', 'Metaverse object type', errors);
         errors.throwIfAny();
         const saved = await m.getRepository(MetaverseAttributeEntity).save({
-          name: name!,
-          description: description ?? null,
-          type: type!,
-          plurality: plurality!,
+          name,
+          description: storedDescription(input.description),
+          type,
+          plurality,
           isBuiltIn: false,
-          isIndexed: isIndexed as boolean,
+          isIndexed,
         });
-        await new MetaverseSchemaStore(m).linkObjectTypes(saved.id, objectTypeIds!);
+        await new MetaverseSchemaStore(m).linkObjectTypes(saved.id, objectTypeIds);
         await this.activities.recordChange(
           {
             initiator,
@@ -115,7 +113,7 @@ export class MetaverseAttributesService {
     }
   }
 
-  async update(id: number, input: MetaverseAttributeInput, initiator: Initiator): Promise<MetaverseAttributeView> {
+  async update(id: number, input: UpdateMetaverseAttributeInput, initiator: Initiator): Promise<MetaverseAttributeView> {
     try {
       return await this.ds.transaction(async (m) => {
         // Indexing changes and object writes exclude each other (see lockLookupSchemaShared), so take the lock first.
@@ -126,8 +124,8 @@ export class MetaverseAttributesService {
         const fixed = (field: string) => errors.add(field, `${attr.name} is a built-in attribute: its ${field} cannot be changed.`);
 
         if (input.name !== undefined) {
-          const name = checkName(input.name, 'Attribute', errors);
-          if (name !== undefined && name !== attr.name) {
+          const name = input.name.trim();
+          if (name !== attr.name) {
             if (attr.isBuiltIn) fixed('name');
             else if (await this.checkUniqueName(m, name, id, errors)) {
               const rules = await syncRulesNamingAttribute(m, attr.name);
@@ -144,8 +142,8 @@ export class MetaverseAttributesService {
           }
         }
         if (input.description !== undefined) {
-          const description = checkDescription(input.description, errors);
-          if (description !== undefined && description !== attr.description) {
+          const description = storedDescription(input.description);
+          if (description !== attr.description) {
             if (attr.isBuiltIn) fixed('description');
             else {
               attr.description = description;
@@ -154,37 +152,28 @@ export class MetaverseAttributesService {
           }
         }
         const hasValues = () => attributeHasValues(m, id);
-        if (input.type !== undefined) {
-          const type = parseAttributeDataType(input.type);
-          if (!type)
-            errors.add('type', 'type must be String, Text, Integer, LongNumber, Decimal, Boolean, DateTime, Guid, Binary or Reference.');
-          else if (type !== attr.type) {
-            if (attr.isBuiltIn) fixed('type');
-            else if (await hasValues()) errors.add('type', `Metaverse objects hold values for ${attr.name}; its type cannot change.`);
-            else {
-              attr.type = type;
-              changed.push('type');
-            }
+        const { type, plurality } = input;
+        if (type !== undefined && type !== attr.type) {
+          if (attr.isBuiltIn) fixed('type');
+          else if (await hasValues()) errors.add('type', `Metaverse objects hold values for ${attr.name}; its type cannot change.`);
+          else {
+            attr.type = type;
+            changed.push('type');
           }
         }
-        if (input.plurality !== undefined) {
-          const plurality = parseAttributePlurality(input.plurality);
-          if (!plurality) errors.add('plurality', 'plurality must be Single or Multi.');
-          else if (plurality !== attr.plurality) {
-            if (attr.isBuiltIn) fixed('plurality');
-            else if (await hasValues())
-              errors.add('plurality', `Metaverse objects hold values for ${attr.name}; its plurality cannot change.`);
-            else {
-              attr.plurality = plurality;
-              changed.push('plurality');
-            }
+        if (plurality !== undefined && plurality !== attr.plurality) {
+          if (attr.isBuiltIn) fixed('plurality');
+          else if (await hasValues())
+            errors.add('plurality', `Metaverse objects hold values for ${attr.name}; its plurality cannot change.`);
+          else {
+            attr.plurality = plurality;
+            changed.push('plurality');
           }
         }
 
         const wasIndexed = attr.isIndexed;
         if (input.isIndexed !== undefined) {
-          if (typeof input.isIndexed !== 'boolean') errors.add('isIndexed', 'isIndexed must be true or false.');
-          else if (input.isIndexed || (await this.canUnindex(m, attr, errors))) attr.isIndexed = input.isIndexed;
+          if (input.isIndexed || (await this.canUnindex(m, attr, errors))) attr.isIndexed = input.isIndexed;
         }
         if (attr.isIndexed && !isIndexableAttributeType(attr.type)) {
           errors.add(
@@ -284,9 +273,8 @@ export class MetaverseAttributesService {
     return true;
   }
 
-  private async planLinks(m: EntityManager, attr: MetaverseAttributeEntity, raw: unknown, errors: ValidationErrorCollector) {
-    const wanted = checkIdList(raw, 'objectTypeIds', errors);
-    if (!wanted) return undefined;
+  private async planLinks(m: EntityManager, attr: MetaverseAttributeEntity, objectTypeIds: number[], errors: ValidationErrorCollector) {
+    const wanted = distinctIds(objectTypeIds);
     await checkIdsExist(m, 'metaverse_object_type', wanted, 'objectTypeIds', 'Metaverse object type', errors);
     const current = await new MetaverseSchemaStore(m).objectTypesOf(attr.id);
     const currentIds = new Set(current.map((t) => t.id));

@@ -3,14 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import {
   ActivityOperationType,
   ActivityTargetType,
+  applyDeletionRule,
   DEFAULT_DELETION_RULE,
   DeletionRule,
-  DeletionRuleInput,
+  DeletionRuleChange,
   DeletionRuleSettings,
   DeletionTriggerMode,
   DomainError,
   formatGracePeriod,
-  resolveDeletionRule,
   ValidationErrorCollector,
 } from '@meridian/domain';
 import { MetaverseObjectTypeEntity, MetaverseSchemaStore } from '@meridian/persistence';
@@ -18,16 +18,38 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
 import { detachProblem } from './metaverse-schema.usage';
-import { checkDescription, checkIdList, checkIdsExist, checkName, isUniqueViolation } from './metaverse-schema.validation';
+import { checkIdsExist, distinctIds, isUniqueViolation, storedDescription } from './metaverse-schema.validation';
 import { loadAttributes, loadObjectTypes, MetaverseObjectTypeDetailView, MetaverseObjectTypeView } from './metaverse-schema.views';
 
-/** Body of object type create and update (docs/metaverse.md); absent fields keep their value on update. */
-export interface MetaverseObjectTypeInput extends DeletionRuleInput {
-  name?: unknown;
-  description?: unknown;
+/**
+ * Body of object type create (docs/metaverse.md), validated: a name by the schema's rule (trimmed here), a description
+ * of at most 1000 characters, and each deletion field read by the domain's parser. The rule that spans the deletion
+ * fields and what needs the database (unique names, existing attributes and systems) are checked here.
+ */
+export interface CreateMetaverseObjectTypeInput {
+  name: string;
+  description?: string | null;
   /** The attributes the type has (replaces the set on update). */
-  attributeIds?: unknown;
+  attributeIds?: number[];
+  deletionRule?: DeletionRule;
+  /** In seconds; null: no grace period. */
+  deletionGracePeriod?: number | null;
+  /** null: none. */
+  deletionTriggerConnectedSystemIds?: number[] | null;
+  deletionTriggerMode?: DeletionTriggerMode;
 }
+
+/** Body of object type update, validated as on create; absent fields keep their value. */
+export type UpdateMetaverseObjectTypeInput = Partial<CreateMetaverseObjectTypeInput>;
+
+/** The deletion fields of a body as a change of the settings. */
+const deletionChange = (input: UpdateMetaverseObjectTypeInput): DeletionRuleChange => ({
+  deletionRule: input.deletionRule,
+  deletionGracePeriodSeconds: input.deletionGracePeriod,
+  deletionTriggerConnectedSystemIds:
+    input.deletionTriggerConnectedSystemIds === undefined ? undefined : distinctIds(input.deletionTriggerConnectedSystemIds ?? []),
+  deletionTriggerMode: input.deletionTriggerMode,
+});
 
 const settingsOf = (t: MetaverseObjectTypeEntity): DeletionRuleSettings => ({
   deletionRule: t.deletionRule as DeletionRule,
@@ -61,15 +83,14 @@ export class MetaverseObjectTypesService {
     return { ...type, attributes: await loadAttributes(m, { objectTypeId: id }) };
   }
 
-  async create(input: MetaverseObjectTypeInput, initiator: Initiator): Promise<MetaverseObjectTypeDetailView> {
+  async create(input: CreateMetaverseObjectTypeInput, initiator: Initiator): Promise<MetaverseObjectTypeDetailView> {
     const errors = new ValidationErrorCollector();
-    const name = checkName(input.name, 'Object type', errors);
-    const description = input.description === undefined ? null : checkDescription(input.description, errors);
-    const deletion = resolveDeletionRule(DEFAULT_DELETION_RULE, input, errors);
-    const attributeIds = input.attributeIds === undefined ? [] : checkIdList(input.attributeIds, 'attributeIds', errors);
+    const name = input.name.trim();
+    const deletion = applyDeletionRule(DEFAULT_DELETION_RULE, deletionChange(input), errors);
+    const attributeIds = distinctIds(input.attributeIds ?? []);
     try {
       return await this.ds.transaction(async (m) => {
-        if (name !== undefined) await this.checkUniqueName(m, name, null, errors);
+        await this.checkUniqueName(m, name, null, errors);
         await checkIdsExist(
           m,
           'connected_system',
@@ -78,15 +99,15 @@ export class MetaverseObjectTypesService {
           'Connected system',
           errors,
         );
-        if (attributeIds) await checkIdsExist(m, 'metaverse_attribute', attributeIds, 'attributeIds', 'Metaverse attribute', errors);
+        await checkIdsExist(m, 'metaverse_attribute', attributeIds, 'attributeIds', 'Metaverse attribute', errors);
         errors.throwIfAny();
         const saved = await m.getRepository(MetaverseObjectTypeEntity).save({
-          name: name!,
-          description: description ?? null,
+          name,
+          description: storedDescription(input.description),
           isBuiltIn: false,
           ...deletion,
         });
-        await new MetaverseSchemaStore(m).linkAttributes(saved.id, attributeIds!);
+        await new MetaverseSchemaStore(m).linkAttributes(saved.id, attributeIds);
         await this.activities.recordChange(
           {
             initiator,
@@ -107,15 +128,15 @@ export class MetaverseObjectTypesService {
     }
   }
 
-  async update(id: number, input: MetaverseObjectTypeInput, initiator: Initiator): Promise<MetaverseObjectTypeDetailView> {
+  async update(id: number, input: UpdateMetaverseObjectTypeInput, initiator: Initiator): Promise<MetaverseObjectTypeDetailView> {
     try {
       return await this.ds.transaction(async (m) => {
         const type = await this.lock(m, id);
         const errors = new ValidationErrorCollector();
         const changed: string[] = [];
         if (input.name !== undefined) {
-          const name = checkName(input.name, 'Object type', errors);
-          if (name !== undefined && name !== type.name) {
+          const name = input.name.trim();
+          if (name !== type.name) {
             if (type.isBuiltIn) errors.add('name', `${type.name} is a built-in object type and cannot be renamed.`);
             else if (await this.checkUniqueName(m, name, id, errors)) {
               type.name = name;
@@ -124,8 +145,8 @@ export class MetaverseObjectTypesService {
           }
         }
         if (input.description !== undefined) {
-          const description = checkDescription(input.description, errors);
-          if (description !== undefined && description !== type.description) {
+          const description = storedDescription(input.description);
+          if (description !== type.description) {
             if (type.isBuiltIn) errors.add('description', `The description of the built-in ${type.name} type cannot be changed.`);
             else {
               type.description = description;
@@ -134,7 +155,7 @@ export class MetaverseObjectTypesService {
           }
         }
         const before = settingsOf(type);
-        const deletion = resolveDeletionRule(before, input, errors);
+        const deletion = applyDeletionRule(before, deletionChange(input), errors);
         if (input.deletionTriggerConnectedSystemIds !== undefined) {
           await checkIdsExist(
             m,
@@ -215,9 +236,8 @@ export class MetaverseObjectTypesService {
   }
 
   /** Works out which attribute links change, recording why a removal is not allowed. */
-  private async planLinks(m: EntityManager, type: MetaverseObjectTypeEntity, raw: unknown, errors: ValidationErrorCollector) {
-    const wanted = checkIdList(raw, 'attributeIds', errors);
-    if (!wanted) return undefined;
+  private async planLinks(m: EntityManager, type: MetaverseObjectTypeEntity, attributeIds: number[], errors: ValidationErrorCollector) {
+    const wanted = distinctIds(attributeIds);
     await checkIdsExist(m, 'metaverse_attribute', wanted, 'attributeIds', 'Metaverse attribute', errors);
     const current = await new MetaverseSchemaStore(m).attributesOf(type.id);
     const currentIds = new Set(current.map((a) => a.id));

@@ -3,9 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import {
   AttributePlurality,
+  AttributeSelection,
   DomainError,
   normaliseFilterValue,
-  parseAttributeSelection,
   typedAttributeValue,
   TypedAttributeValue,
   ValidationErrorCollector,
@@ -20,15 +20,17 @@ import {
 } from '@meridian/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 
-/** Query of GET /metaverse/objects (spec 4.7); values as they come from the query string (or already typed). */
+/** Query of GET /metaverse/objects (spec 4.7), validated; blank text means "not given". */
 export interface MetaverseObjectListQuery {
-  page?: unknown;
-  pageSize?: unknown;
-  objectTypeId?: unknown;
-  search?: unknown;
-  attributes?: unknown;
-  filterAttributeName?: unknown;
-  filterAttributeValue?: unknown;
+  page?: number;
+  pageSize?: number;
+  objectTypeId?: number;
+  search?: string;
+  /** Which attributes each item carries (absent: none). */
+  attributes?: AttributeSelection;
+  /** With filterAttributeValue: only objects with this value of this attribute. */
+  filterAttributeName?: string;
+  filterAttributeValue?: string;
 }
 
 export interface MetaverseObjectListItem {
@@ -90,20 +92,13 @@ function valueId(objectId: string, attributeId: number, index: number): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
-function positiveInt(raw: unknown): number | null {
-  if (typeof raw === 'number') return Number.isSafeInteger(raw) && raw >= 1 && raw <= 2_147_483_647 ? raw : NaN;
-  if (typeof raw !== 'string' || !/^\d{1,10}$/.test(raw.trim())) return NaN;
-  const n = Number(raw);
-  return n >= 1 && n <= 2_147_483_647 ? n : NaN;
-}
-
 /** Reads metaverse objects: the paged, filtered list and the full detail (spec 2.10). */
 @Injectable()
 export class MetaverseObjectsQuery {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   async list(query: MetaverseObjectListQuery): Promise<MetaverseObjectListPage> {
-    const { paging, objectTypeId, search, selected, filter, typeNames, byId } = await this.parseListQuery(query);
+    const { paging, objectTypeId, search, selected, filter, typeNames, byId } = await this.resolveListQuery(query);
 
     const { rows, totalCount, totalCountIsExact } = await new MetaverseObjectStore(this.ds.manager).list({
       offset: paging.offset,
@@ -130,53 +125,34 @@ export class MetaverseObjectsQuery {
     return { ...pageOf(items, totalCount, paging), totalCountIsExact };
   }
 
-  /** Validates the list query (every problem at once, by parameter) and resolves names against the schema. */
-  private async parseListQuery(query: MetaverseObjectListQuery) {
+  /** Checks the list query against the schema (every problem at once, by parameter) and resolves its names. */
+  private async resolveListQuery(query: MetaverseObjectListQuery) {
     const paging = parsePaging(query, { pageSize: 25, maxPageSize: 100 });
     const errors = new ValidationErrorCollector();
-    let objectTypeId: number | null = null;
-    if (query.objectTypeId !== undefined && query.objectTypeId !== null && query.objectTypeId !== '') {
-      objectTypeId = positiveInt(query.objectTypeId);
-      if (Number.isNaN(objectTypeId)) errors.add('objectTypeId', 'objectTypeId must be a positive whole number.');
-    }
-    let search: string | null = null;
-    if (query.search !== undefined && query.search !== null) {
-      if (typeof query.search !== 'string' || query.search.length > 200)
-        errors.add('search', 'search must be text of at most 200 characters.');
-      else search = query.search.trim() || null;
-    }
-    const selection = parseAttributeSelection(query.attributes);
-    if ('error' in selection) errors.add('attributes', selection.error);
-    const filterName =
-      typeof query.filterAttributeName === 'string' && query.filterAttributeName.trim() ? query.filterAttributeName.trim() : null;
-    const filterValue =
-      typeof query.filterAttributeValue === 'string' && query.filterAttributeValue.trim() ? query.filterAttributeValue : null;
-    for (const [field, raw] of [
-      ['filterAttributeName', query.filterAttributeName],
-      ['filterAttributeValue', query.filterAttributeValue],
-    ] as const) {
-      if (raw !== undefined && raw !== null && typeof raw !== 'string') errors.add(field, `${field} must be text.`);
-    }
+    const objectTypeId = query.objectTypeId ?? null;
+    const search = query.search?.trim() || null;
+    const selection: AttributeSelection = query.attributes ?? { kind: 'none' };
+    const filterName = query.filterAttributeName?.trim() || null;
+    const filterValue = query.filterAttributeValue?.trim() ? query.filterAttributeValue : null;
+    // The filter is a pair: one half alone is refused rather than ignored.
     if (filterName && !filterValue) errors.add('filterAttributeValue', 'filterAttributeValue is required with filterAttributeName.');
     if (filterValue && !filterName) errors.add('filterAttributeName', 'filterAttributeName is required with filterAttributeValue.');
-    if (filterValue && filterValue.length > 4000)
-      errors.add('filterAttributeValue', 'filterAttributeValue must be at most 4000 characters.');
 
-    const needAttributes = !('error' in selection) && selection.kind !== 'none';
+    const needAttributes = selection.kind !== 'none';
     const schema = new MetaverseSchemaStore(this.ds);
     const [types, attributes] = await Promise.all([
       schema.objectTypeNames(),
       needAttributes || filterName ? schema.attributeDefinitions() : Promise.resolve([]),
     ]);
     const typeNames = new Map(types.map((t) => [t.id, t.name]));
-    if (objectTypeId !== null && !Number.isNaN(objectTypeId) && !typeNames.has(objectTypeId)) {
+    if (objectTypeId !== null && !typeNames.has(objectTypeId)) {
       errors.add('objectTypeId', `Metaverse object type ${objectTypeId} does not exist.`);
     }
     const byName = new Map(attributes.map((a) => [a.name.toLowerCase(), a]));
     const byId = new Map(attributes.map((a) => [String(a.id), a]));
     let selected: AttributeMeta[] | 'all' | null = null;
-    if (!('error' in selection) && selection.kind === 'all') selected = 'all';
-    if (!('error' in selection) && selection.kind === 'named') {
+    if (selection.kind === 'all') selected = 'all';
+    if (selection.kind === 'named') {
       const unknown = selection.names.filter((n) => !byName.has(n.toLowerCase()));
       if (unknown.length) errors.add('attributes', `Unknown attribute(s): ${unknown.join(', ')}.`);
       selected = selection.names.map((n) => byName.get(n.toLowerCase())!).filter(Boolean);

@@ -37,11 +37,14 @@ type ObjectTypeRef = NamedRef;
  */
 export const MAX_DISPLAY_NAME_LENGTH = 400;
 
-/** Body of POST /metaverse/objects: the type by name (`objectType`) or id (`objectTypeId`), and attribute name → value(s). */
+/**
+ * Body of POST /metaverse/objects, validated: the type by name (`objectType`, not blank) or id (`objectTypeId`), and
+ * attribute name → value(s). The values are checked here, against the schema of the type.
+ */
 export interface CreateMetaverseObjectInput {
-  objectType?: unknown;
-  objectTypeId?: unknown;
-  attributes?: unknown;
+  objectType?: string | null;
+  objectTypeId?: number | null;
+  attributes: Record<string, unknown>;
 }
 
 const isEmpty = (v: unknown) =>
@@ -64,12 +67,9 @@ export class MetaverseObjectsWriter {
     return this.ds.transaction(async (m) => {
       await lockLookupSchemaShared(m);
       const type = await this.resolveType(m, input);
-      if (input.attributes === null || typeof input.attributes !== 'object' || Array.isArray(input.attributes)) {
-        throw DomainError.validation('attributes', 'attributes must be an object of attribute name → value.');
-      }
       const attrs = await this.typeAttributes(m, type.id);
       const errors = new ValidationErrorCollector();
-      const document = this.apply({}, input.attributes as Record<string, unknown>, type, attrs, errors);
+      const document = this.apply({}, input.attributes, type, attrs, errors);
       const displayName = this.displayName(document, attrs, errors);
       errors.throwIfAny();
       const saved = await m
@@ -84,7 +84,7 @@ export class MetaverseObjectsWriter {
           targetId: saved.id,
           targetName: displayName ?? saved.id,
           targetContext: type.name,
-          details: { attributes: Object.keys(input.attributes as object).length },
+          details: { attributes: Object.keys(input.attributes).length },
         },
         m,
       );
@@ -96,17 +96,14 @@ export class MetaverseObjectsWriter {
    * Merges `attributes` into an Internal object: each named attribute is replaced (null, "" or []
    * removes it); attributes not named keep their values.
    */
-  async update(id: string, attributes: unknown, initiator: Initiator): Promise<MetaverseObjectDetailView> {
+  async update(id: string, attributes: Record<string, unknown>, initiator: Initiator): Promise<MetaverseObjectDetailView> {
     return this.ds.transaction(async (m) => {
       await lockLookupSchemaShared(m);
       const object = await this.lockInternal(m, id, 'changed');
-      if (attributes === null || typeof attributes !== 'object' || Array.isArray(attributes)) {
-        throw DomainError.validation('attributes', 'attributes must be an object of attribute name → value.');
-      }
       const [type] = await new MetaverseSchemaStore(m).objectTypeNames(object.typeId);
       const attrs = await this.typeAttributes(m, type.id);
       const errors = new ValidationErrorCollector();
-      const document = this.apply({ ...object.attributes }, attributes as Record<string, unknown>, type, attrs, errors);
+      const document = this.apply({ ...object.attributes }, attributes, type, attrs, errors);
       const displayName = this.displayName(document, attrs, errors);
       errors.throwIfAny();
       await new MetaverseObjectStore(m).updateValues(id, document, displayName);
@@ -120,7 +117,7 @@ export class MetaverseObjectsWriter {
           targetId: id,
           targetName: displayName ?? id,
           targetContext: type.name,
-          details: { changed: Object.keys(attributes as object).map((n) => byName.get(n.toLowerCase()) ?? n) },
+          details: { changed: Object.keys(attributes).map((n) => byName.get(n.toLowerCase()) ?? n) },
         },
         m,
       );
@@ -187,31 +184,18 @@ export class MetaverseObjectsWriter {
 
   /** The object type named by objectTypeId or objectType (both: they must agree), locked against deletion. */
   private async resolveType(m: EntityManager, input: CreateMetaverseObjectInput): Promise<ObjectTypeRef> {
-    const byId = input.objectTypeId !== undefined && input.objectTypeId !== null;
-    const byName = input.objectType !== undefined && input.objectType !== null;
-    if (!byId && !byName) throw DomainError.validation('objectType', 'objectType (a type name) or objectTypeId is required.');
-    if (
-      byId &&
-      (typeof input.objectTypeId !== 'number' ||
-        !Number.isSafeInteger(input.objectTypeId) ||
-        input.objectTypeId < 1 ||
-        input.objectTypeId > 2_147_483_647)
-    ) {
-      throw DomainError.validation('objectTypeId', 'objectTypeId must be a positive whole number.');
-    }
-    if (byName && (typeof input.objectType !== 'string' || !input.objectType.trim()))
-      throw DomainError.validation('objectType', 'objectType must be a type name.');
-    const type = await new MetaverseSchemaStore(m).lockObjectTypeShared(
-      byId ? { id: input.objectTypeId as number } : { name: (input.objectType as string).trim() },
-    );
-    const field = byId ? 'objectTypeId' : 'objectType';
+    const id = input.objectTypeId ?? null;
+    const name = input.objectType?.trim() ?? null;
+    // Either field names the type: a rule across two fields, so it is checked here rather than on the body.
+    if (id === null && name === null) throw DomainError.validation('objectType', 'objectType (a type name) or objectTypeId is required.');
+    const type = await new MetaverseSchemaStore(m).lockObjectTypeShared(id !== null ? { id } : { name: name! });
     if (!type)
-      throw DomainError.validation(field, `Metaverse object type "${byId ? input.objectTypeId : input.objectType}" does not exist.`);
-    if (byId && byName && type.name.toLowerCase() !== (input.objectType as string).trim().toLowerCase()) {
       throw DomainError.validation(
-        'objectType',
-        `objectType "${input.objectType}" does not match objectTypeId ${input.objectTypeId} (${type.name}).`,
+        id !== null ? 'objectTypeId' : 'objectType',
+        `Metaverse object type "${id !== null ? id : input.objectType}" does not exist.`,
       );
+    if (id !== null && name !== null && type.name.toLowerCase() !== name.toLowerCase()) {
+      throw DomainError.validation('objectType', `objectType "${input.objectType}" does not match objectTypeId ${id} (${type.name}).`);
     }
     return type;
   }

@@ -1,4 +1,4 @@
-import { MAX_SCHEMA_DESCRIPTION_LENGTH, schemaNameProblem, ValidationErrorCollector } from '@meridian/domain';
+import { ValidationErrorCollector } from '@meridian/domain';
 import { MetaverseSchemaStore, SchemaIdTable } from '@meridian/persistence';
 import { EntityManager } from 'typeorm';
 
@@ -10,37 +10,14 @@ export function isUniqueViolation(e: unknown, index?: string): boolean {
   return code === '23505' && (!index || constraint === index);
 }
 
-/** A trimmed name, or undefined after recording the problem under `name`. */
-export function checkName(raw: unknown, what: string, errors: ValidationErrorCollector): string | undefined {
-  const problem = schemaNameProblem(raw, what);
-  if (problem) {
-    errors.add('name', problem);
-    return undefined;
-  }
-  return (raw as string).trim();
+/** A description as stored: trimmed, and null when absent or blank. */
+export function storedDescription(description: string | null | undefined): string | null {
+  return description?.trim() || null;
 }
 
-/** A description (null or blank → null), or undefined after recording the problem under `description`. */
-export function checkDescription(raw: unknown, errors: ValidationErrorCollector): string | null | undefined {
-  if (raw === null) return null;
-  if (typeof raw !== 'string') {
-    errors.add('description', 'description must be text or null.');
-    return undefined;
-  }
-  if (raw.length > MAX_SCHEMA_DESCRIPTION_LENGTH) {
-    errors.add('description', `description must be at most ${MAX_SCHEMA_DESCRIPTION_LENGTH} characters.`);
-    return undefined;
-  }
-  return raw.trim() || null;
-}
-
-/** Positive integer ids without duplicates, or undefined after recording the problem under `field`. */
-export function checkIdList(raw: unknown, field: string, errors: ValidationErrorCollector): number[] | undefined {
-  if (!Array.isArray(raw) || raw.some((id) => typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1 || id > 2_147_483_647)) {
-    errors.add(field, `${field} must be an array of ids (positive integers).`);
-    return undefined;
-  }
-  return [...new Set(raw as number[])].sort((a, b) => a - b);
+/** Ids without duplicates, in ascending order. */
+export function distinctIds(ids: readonly number[]): number[] {
+  return [...new Set(ids)].sort((a, b) => a - b);
 }
 
 /** Records under `field` the ids of `table` that do not exist. */

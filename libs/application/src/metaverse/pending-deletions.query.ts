@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DomainError, formatGracePeriod, PendingDeletionStatus, ValidationErrorCollector } from '@meridian/domain';
+import { DomainError, formatGracePeriod, PendingDeletionStatus } from '@meridian/domain';
 import { PagedResult, pageOf, parsePaging } from '@meridian/platform';
 import { MetaverseSchemaStore, PendingDeletionStore } from '@meridian/persistence';
 import { DataSource } from 'typeorm';
-import { positiveIntParam } from '../common/query-params';
 
+/** Query of GET /metaverse/pending-deletions, validated. */
 export interface PendingDeletionListQuery {
-  page?: unknown;
-  pageSize?: unknown;
-  objectTypeId?: unknown;
+  page?: number;
+  pageSize?: number;
+  /** Only objects of this type (absent: every type). */
+  objectTypeId?: number;
 }
 
 /** Spec 2.9. */
@@ -69,7 +70,7 @@ export class PendingDeletionsQuery {
   }
 
   /** How many pending deletions there are (of one type when given): an index-only count of the partial index. */
-  async count(query: { objectTypeId?: unknown }): Promise<number> {
+  async count(query: { objectTypeId?: number }): Promise<number> {
     const { objectTypeId } = await this.scope(query.objectTypeId);
     return new PendingDeletionStore(this.ds).count(objectTypeId);
   }
@@ -85,10 +86,8 @@ export class PendingDeletionsQuery {
   }
 
   /** The requested type (400 when it does not exist), or every type. */
-  private async scope(raw: unknown): Promise<{ objectTypeId: number | null; typeIds: number[] }> {
-    const errors = new ValidationErrorCollector();
-    const objectTypeId = positiveIntParam(raw, 'objectTypeId', errors);
-    errors.throwIfAny();
+  private async scope(requested: number | undefined): Promise<{ objectTypeId: number | null; typeIds: number[] }> {
+    const objectTypeId = requested ?? null;
     const types = await new MetaverseSchemaStore(this.ds).objectTypeNames(objectTypeId ?? undefined);
     if (objectTypeId !== null && !types.length)
       throw DomainError.validation('objectTypeId', `Metaverse object type ${objectTypeId} does not exist.`);

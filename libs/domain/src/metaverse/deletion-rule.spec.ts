@@ -1,5 +1,13 @@
 import { ValidationErrorCollector } from '../errors/domain-error';
-import { DEFAULT_DELETION_RULE, DeletionRuleInput, DeletionTriggerMode, formatGracePeriod, resolveDeletionRule } from './deletion-rule';
+import {
+  applyDeletionRule,
+  DEFAULT_DELETION_RULE,
+  DeletionRuleChange,
+  DeletionRuleInput,
+  DeletionTriggerMode,
+  formatGracePeriod,
+  resolveDeletionRule,
+} from './deletion-rule';
 import { DeletionRule } from './metaverse-types';
 
 function resolve(input: DeletionRuleInput, current = DEFAULT_DELETION_RULE) {
@@ -78,5 +86,41 @@ describe('resolveDeletionRule', () => {
     expect(formatGracePeriod(0)).toBeNull();
     expect(formatGracePeriod(7 * 86_400)).toBe('7.00:00:00');
     expect(formatGracePeriod(45_000)).toBe('12:30:00');
+  });
+});
+
+describe('applyDeletionRule (fields already read)', () => {
+  const apply = (change: DeletionRuleChange, current = DEFAULT_DELETION_RULE) => {
+    const errors = new ValidationErrorCollector();
+    const result = applyDeletionRule(current, change, errors);
+    try {
+      errors.throwIfAny();
+      return { result, fields: [] as string[] };
+    } catch (e) {
+      return { result, fields: Object.keys((e as { validationErrors: Record<string, string[]> }).validationErrors) };
+    }
+  };
+
+  it('keeps absent fields and takes the given ones', () => {
+    expect(apply({ deletionGracePeriodSeconds: 60, deletionTriggerMode: DeletionTriggerMode.All })).toEqual({
+      result: { ...DEFAULT_DELETION_RULE, deletionGracePeriodSeconds: 60, deletionTriggerMode: DeletionTriggerMode.All },
+      fields: [],
+    });
+  });
+
+  it('requires trigger systems with WhenAuthoritativeSourceDisconnected and refuses them with other rules', () => {
+    expect(apply({ deletionRule: DeletionRule.WhenAuthoritativeSourceDisconnected }).fields).toEqual(['deletionTriggerConnectedSystemIds']);
+    expect(apply({ deletionRule: DeletionRule.Manual, deletionTriggerConnectedSystemIds: [1] }).fields).toEqual([
+      'deletionTriggerConnectedSystemIds',
+    ]);
+    const authoritative = {
+      ...DEFAULT_DELETION_RULE,
+      deletionRule: DeletionRule.WhenAuthoritativeSourceDisconnected,
+      deletionTriggerConnectedSystemIds: [2],
+    };
+    expect(apply({ deletionRule: DeletionRule.Manual }, authoritative)).toEqual({
+      result: { ...authoritative, deletionRule: DeletionRule.Manual, deletionTriggerConnectedSystemIds: [] },
+      fields: [],
+    });
   });
 });

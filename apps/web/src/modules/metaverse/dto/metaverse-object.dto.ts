@@ -2,7 +2,12 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsObject, IsOptional, IsString, MaxLength, Min } from 'class-validator';
 import { METAVERSE_LIST_COUNT_CAP } from '@meridian/application';
+import { AttributeSelection, MetaverseObjectOrigin, MetaverseObjectStatus, AttributePlurality } from '@meridian/domain';
+import { MAX_INTEGER_ID, NotBlank, TextOfAtMost, WholeNumberWithin } from '../../../http/field.validation';
 import { PageQueryDto } from '../../../http/paging.dto';
+import { IsAttributeSelection } from './attribute-selection.validation';
+
+const OBJECT_TYPE_ID_RANGE = 'objectTypeId must be a positive whole number.';
 
 const ATTRIBUTES_EXAMPLE = { 'Display Name': 'Ada Lovelace', 'Subject Identifier': 'ada', Emails: ['ada@example.org'] };
 
@@ -12,6 +17,7 @@ export class MetaverseObjectListQueryDto extends PageQueryDto {
   @Type(() => Number)
   @IsInt({ message: 'objectTypeId must be a whole number.' })
   @Min(1, { message: 'objectTypeId must be at least 1.' })
+  @WholeNumberWithin({ max: MAX_INTEGER_ID }, OBJECT_TYPE_ID_RANGE)
   objectTypeId?: number;
 
   @ApiPropertyOptional({
@@ -26,14 +32,15 @@ export class MetaverseObjectListQueryDto extends PageQueryDto {
   search?: string;
 
   @ApiPropertyOptional({
+    type: String,
     example: 'Email,Department',
     description:
       'Comma-separated attribute names, or * for every attribute that has a value; ' +
       'returned in the attributes dictionary of each item (multi-valued attributes as arrays; named attributes without a value as null or []).',
   })
   @IsOptional()
-  @IsString({ message: 'attributes must be text.' })
-  attributes?: string;
+  @IsAttributeSelection('attributes must be text.')
+  attributes?: AttributeSelection;
 
   @ApiPropertyOptional({
     example: 'Email',
@@ -49,7 +56,7 @@ export class MetaverseObjectListQueryDto extends PageQueryDto {
     description: 'Exact, case-insensitive value of filterAttributeName (any value of a multi-valued attribute).',
   })
   @IsOptional()
-  @IsString({ message: 'filterAttributeValue must be text.' })
+  @TextOfAtMost(4000, 'filterAttributeValue must be text.', 'filterAttributeValue must be at most 4000 characters.')
   filterAttributeValue?: string;
 }
 
@@ -57,7 +64,7 @@ export class MetaverseObjectListItemDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'date-time' }) created: string;
   @ApiPropertyOptional({ nullable: true, type: String, description: 'Display Name, else Account Name.' }) displayName: string | null;
-  @ApiProperty({ enum: ['Normal', 'Obsolete'] }) status: string;
+  @ApiProperty({ enum: MetaverseObjectStatus }) status: MetaverseObjectStatus;
   @ApiProperty() typeId: number;
   @ApiProperty() typeName: string;
   @ApiPropertyOptional({
@@ -94,7 +101,7 @@ export class MetaverseAttributeValueDto {
   @ApiProperty() attributeId: number;
   @ApiProperty() attributeName: string;
   @ApiProperty() attributeType: string;
-  @ApiProperty({ enum: ['Single', 'Multi'] }) attributePlurality: string;
+  @ApiProperty({ enum: AttributePlurality }) attributePlurality: AttributePlurality;
   @ApiPropertyOptional({ nullable: true, type: String, description: 'String, Text, Binary (base64) and Decimal (as text) values.' })
   stringValue: string | null;
   @ApiPropertyOptional({ nullable: true, type: String, format: 'date-time' }) dateTimeValue: string | null;
@@ -122,8 +129,8 @@ export class MetaverseObjectDetailDto {
   @ApiProperty({ format: 'date-time' }) created: string;
   @ApiPropertyOptional({ nullable: true, type: String, format: 'date-time' }) lastUpdated: string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) displayName: string | null;
-  @ApiProperty({ enum: ['Normal', 'Obsolete'] }) status: string;
-  @ApiProperty({ enum: ['Projected', 'Internal'] }) origin: string;
+  @ApiProperty({ enum: MetaverseObjectStatus }) status: MetaverseObjectStatus;
+  @ApiProperty({ enum: MetaverseObjectOrigin }) origin: MetaverseObjectOrigin;
   @ApiPropertyOptional({ nullable: true, type: String, format: 'date-time' }) lastConnectorDisconnectedDate: string | null;
   @ApiProperty() isPendingDeletion: boolean;
   @ApiPropertyOptional({ nullable: true, type: String, format: 'date-time' }) deletionEligibleDate: string | null;
@@ -134,19 +141,22 @@ export class MetaverseObjectDetailDto {
 
 export class CreateMetaverseObjectDto {
   @ApiPropertyOptional({
+    type: String,
     example: 'User',
     description: 'Object type name (ignoring case). Give objectType or objectTypeId (both: they must agree).',
   })
   @IsOptional()
   @IsString({ message: 'objectType must be text.' })
   @MaxLength(200, { message: 'objectType must be at most 200 characters.' })
-  objectType?: string;
+  @NotBlank('objectType must be a type name.')
+  objectType?: string | null;
 
-  @ApiPropertyOptional({ example: 1, description: 'Object type id.' })
+  @ApiPropertyOptional({ type: Number, example: 1, description: 'Object type id.' })
   @IsOptional()
   @IsInt({ message: 'objectTypeId must be a whole number.' })
   @Min(1, { message: 'objectTypeId must be at least 1.' })
-  objectTypeId?: number;
+  @WholeNumberWithin({ max: MAX_INTEGER_ID }, OBJECT_TYPE_ID_RANGE)
+  objectTypeId?: number | null;
 
   @ApiProperty({
     type: 'object',

@@ -1,12 +1,28 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { Allow, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Min } from 'class-validator';
-import { AttributeDataType, AttributePlurality, DeletionRule, DeletionTriggerMode, MAX_DELETION_GRACE_PERIOD_DAYS } from '@meridian/domain';
+import { IsBoolean, IsEnum, IsInt, IsOptional, Min, ValidationArguments } from 'class-validator';
+import {
+  AttributeDataType,
+  AttributePlurality,
+  DeletionRule,
+  DeletionTriggerMode,
+  MAX_DELETION_GRACE_PERIOD_DAYS,
+  MAX_SCHEMA_DESCRIPTION_LENGTH,
+  parseDeletionGracePeriod,
+  parseDeletionRule,
+  parseDeletionTriggerMode,
+} from '@meridian/domain';
+import { ReadBy, TextOfAtMost, UnlessNull, WhenPresent } from '../../../http/field.validation';
+import { IdList, SchemaName } from './metaverse-schema.validation';
 
-const DELETION_RULES = Object.values(DeletionRule);
-const TRIGGER_MODES = Object.values(DeletionTriggerMode);
 const DATA_TYPES = Object.values(AttributeDataType);
-const PLURALITIES = Object.values(AttributePlurality);
+
+const TYPE_MESSAGE = `type must be one of ${DATA_TYPES.join(', ')}.`;
+/** type: null in an update reads as a missing type, so it is answered with the types in words. */
+const UPDATE_TYPE_MESSAGE = ({ value }: ValidationArguments) =>
+  value === null ? `type must be ${DATA_TYPES.slice(0, -1).join(', ')} or ${DATA_TYPES[DATA_TYPES.length - 1]}.` : TYPE_MESSAGE;
+const PLURALITY_MESSAGE = 'plurality must be Single or Multi.';
+const DESCRIPTION_LENGTH_MESSAGE = `description must be at most ${MAX_SCHEMA_DESCRIPTION_LENGTH} characters.`;
 
 const GRACE_DESCRIPTION =
   `How long an object stays a pending deletion before housekeeping deletes it: a timespan "d.hh:mm:ss" or "hh:mm:ss" ` +
@@ -15,20 +31,21 @@ const GRACE_DESCRIPTION =
 /** The deletion fields shared by object type create and update (DOMAIN.md §2.4). */
 class DeletionRuleFieldsDto {
   @ApiPropertyOptional({
-    enum: DELETION_RULES,
+    enum: DeletionRule,
     default: DeletionRule.WhenLastConnectorDisconnected,
     description:
       'Manual: never automatic. WhenLastConnectorDisconnected: when the last connector space object disconnects. ' +
       'WhenAuthoritativeSourceDisconnected: when the trigger systems disconnect (deletionTriggerMode). Internal objects are never deleted automatically.',
   })
-  @IsOptional()
-  @IsString({ message: 'deletionRule must be text.' })
-  deletionRule?: string;
+  @WhenPresent()
+  @ReadBy(parseDeletionRule, 'deletionRule must be text.')
+  deletionRule?: DeletionRule;
 
+  /** Sent as a timespan; read into seconds (null: no grace period). */
   @ApiPropertyOptional({ type: String, nullable: true, example: '7.00:00:00', description: GRACE_DESCRIPTION })
-  @IsOptional()
-  @Allow()
-  deletionGracePeriod?: string | number | null;
+  @WhenPresent()
+  @ReadBy(parseDeletionGracePeriod)
+  deletionGracePeriod?: number | null;
 
   @ApiPropertyOptional({
     type: [Number],
@@ -37,29 +54,31 @@ class DeletionRuleFieldsDto {
       'Connected systems whose disconnection deletes the object. Required (non-empty) with WhenAuthoritativeSourceDisconnected, refused with the other rules; ' +
       'changing the rule away from WhenAuthoritativeSourceDisconnected clears them.',
   })
-  @IsOptional()
-  @IsArray({ message: 'deletionTriggerConnectedSystemIds must be an array of connected system ids.' })
-  @IsInt({ each: true, message: 'deletionTriggerConnectedSystemIds must hold whole numbers.' })
-  deletionTriggerConnectedSystemIds?: number[];
+  @WhenPresent()
+  @IdList('deletionTriggerConnectedSystemIds', 'connected system', {
+    nullIsEmpty: true,
+    rangeMessage: 'deletionTriggerConnectedSystemIds must be an array of connected system ids (positive integers).',
+  })
+  deletionTriggerConnectedSystemIds?: number[] | null;
 
   @ApiPropertyOptional({
-    enum: TRIGGER_MODES,
+    enum: DeletionTriggerMode,
     default: DeletionTriggerMode.Any,
     description: 'Any: one trigger system disconnecting is enough. All: every one must.',
   })
-  @IsOptional()
-  @IsString({ message: 'deletionTriggerMode must be text.' })
-  deletionTriggerMode?: string;
+  @WhenPresent()
+  @ReadBy(parseDeletionTriggerMode, 'deletionTriggerMode must be text.')
+  deletionTriggerMode?: DeletionTriggerMode;
 }
 
 export class CreateMetaverseObjectTypeDto extends DeletionRuleFieldsDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Contractor', description: 'Unique, compared ignoring case; no commas.' })
-  @IsString({ message: 'name must be text.' })
+  @SchemaName('Object type')
   name: string;
 
   @ApiPropertyOptional({ maxLength: 1000, nullable: true, type: String })
-  @IsOptional()
-  @IsString({ message: 'description must be text.' })
+  @UnlessNull()
+  @TextOfAtMost(MAX_SCHEMA_DESCRIPTION_LENGTH, 'description must be text.', DESCRIPTION_LENGTH_MESSAGE)
   description?: string | null;
 
   @ApiPropertyOptional({
@@ -67,22 +86,21 @@ export class CreateMetaverseObjectTypeDto extends DeletionRuleFieldsDto {
     example: [4, 6],
     description: 'Existing attributes the type has (e.g. Display Name, so objects get a display name).',
   })
-  @IsOptional()
-  @IsArray({ message: 'attributeIds must be an array of attribute ids.' })
-  @IsInt({ each: true, message: 'attributeIds must hold whole numbers.' })
+  @WhenPresent()
+  @IdList('attributeIds', 'attribute')
   attributeIds?: number[];
 }
 
 /** Every field optional; absent fields keep their value. Built-in types take only the deletion fields (name and description as they are). */
 export class UpdateMetaverseObjectTypeDto extends DeletionRuleFieldsDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 200, description: 'Custom types only: built-in User and Group cannot be renamed.' })
-  @IsOptional()
-  @IsString({ message: 'name must be text.' })
+  @WhenPresent()
+  @SchemaName('Object type', { nullIsBlank: true })
   name?: string;
 
   @ApiPropertyOptional({ maxLength: 1000, nullable: true, type: String, description: 'Custom types only.' })
-  @IsOptional()
-  @Allow()
+  @UnlessNull()
+  @TextOfAtMost(MAX_SCHEMA_DESCRIPTION_LENGTH, 'description must be text or null.', DESCRIPTION_LENGTH_MESSAGE)
   description?: string | null;
 
   @ApiPropertyOptional({
@@ -91,9 +109,8 @@ export class UpdateMetaverseObjectTypeDto extends DeletionRuleFieldsDto {
       'Replaces the set of attributes the type has. An attribute cannot be taken off while objects of the type hold ' +
       'values for it or sync rules of the type use it; the attributes of the built-in schema stay on User and Group.',
   })
-  @IsOptional()
-  @IsArray({ message: 'attributeIds must be an array of attribute ids.' })
-  @IsInt({ each: true, message: 'attributeIds must hold whole numbers.' })
+  @WhenPresent()
+  @IdList('attributeIds', 'attribute')
   attributeIds?: number[];
 }
 
@@ -106,8 +123,8 @@ export class MetaverseAttributeDto {
   @ApiProperty() id: number;
   @ApiProperty() name: string;
   @ApiPropertyOptional({ nullable: true, type: String }) description: string | null;
-  @ApiProperty({ enum: DATA_TYPES }) type: string;
-  @ApiProperty({ enum: PLURALITIES }) plurality: string;
+  @ApiProperty({ enum: AttributeDataType }) type: AttributeDataType;
+  @ApiProperty({ enum: AttributePlurality }) plurality: AttributePlurality;
   @ApiProperty({ description: 'Part of the built-in schema (DOMAIN.md §3): name, type and plurality are fixed.' }) isBuiltIn: boolean;
   @ApiProperty({ description: 'Values are kept in the lookup table: exact, case-insensitive filters and matching on it use an index.' })
   isIndexed: boolean;
@@ -122,11 +139,11 @@ export class MetaverseObjectTypeDto {
   @ApiProperty() name: string;
   @ApiPropertyOptional({ nullable: true, type: String }) description: string | null;
   @ApiProperty({ description: 'User and Group: cannot be renamed or deleted.' }) isBuiltIn: boolean;
-  @ApiProperty({ enum: DELETION_RULES }) deletionRule: string;
+  @ApiProperty({ enum: DeletionRule }) deletionRule: DeletionRule;
   @ApiPropertyOptional({ nullable: true, type: String, example: '7.00:00:00', description: 'null: no grace period.' }) deletionGracePeriod:
     string | null;
   @ApiProperty({ type: [Number] }) deletionTriggerConnectedSystemIds: number[];
-  @ApiProperty({ enum: TRIGGER_MODES }) deletionTriggerMode: string;
+  @ApiProperty({ enum: DeletionTriggerMode }) deletionTriggerMode: DeletionTriggerMode;
   @ApiProperty() attributeCount: number;
   @ApiProperty({ format: 'date-time' }) created: string;
   @ApiPropertyOptional({ nullable: true, format: 'date-time', type: String }) lastUpdated: string | null;
@@ -152,37 +169,36 @@ export class CreateMetaverseAttributeDto {
     example: 'Cost Centre',
     description: 'Unique, compared ignoring case; no commas (names are listed comma-separated in attributes=).',
   })
-  @IsString({ message: 'name must be text.' })
+  @SchemaName('Attribute')
   name: string;
 
   @ApiPropertyOptional({ maxLength: 1000, nullable: true, type: String })
-  @IsOptional()
-  @IsString({ message: 'description must be text.' })
+  @UnlessNull()
+  @TextOfAtMost(MAX_SCHEMA_DESCRIPTION_LENGTH, 'description must be text.', DESCRIPTION_LENGTH_MESSAGE)
   description?: string | null;
 
   @ApiProperty({
-    enum: DATA_TYPES,
+    enum: AttributeDataType,
     description: 'String and Text hold text, Binary base64 text, Reference the id of another metaverse object.',
   })
-  @IsIn(DATA_TYPES, { message: `type must be one of ${DATA_TYPES.join(', ')}.` })
-  type: string;
+  @IsEnum(AttributeDataType, { message: TYPE_MESSAGE })
+  type: AttributeDataType;
 
-  @ApiPropertyOptional({ enum: PLURALITIES, default: AttributePlurality.Single })
-  @IsOptional()
-  @IsIn(PLURALITIES, { message: 'plurality must be Single or Multi.' })
-  plurality?: string;
+  @ApiPropertyOptional({ enum: AttributePlurality, default: AttributePlurality.Single })
+  @WhenPresent()
+  @IsEnum(AttributePlurality, { message: PLURALITY_MESSAGE })
+  plurality?: AttributePlurality;
 
   @ApiPropertyOptional({ type: [Number], example: [1], description: 'The object types that get the attribute.' })
-  @IsOptional()
-  @IsArray({ message: 'objectTypeIds must be an array of object type ids.' })
-  @IsInt({ each: true, message: 'objectTypeIds must hold whole numbers.' })
+  @WhenPresent()
+  @IdList('objectTypeIds', 'object type')
   objectTypeIds?: number[];
 
   @ApiPropertyOptional({
     default: false,
     description: 'Keep values in the lookup table (String, Text, Guid, Integer and LongNumber only).',
   })
-  @IsOptional()
+  @WhenPresent()
   @IsBoolean({ message: 'isIndexed must be true or false.' })
   isIndexed?: boolean;
 }
@@ -197,24 +213,24 @@ export class UpdateMetaverseAttributeDto {
     maxLength: 200,
     description: 'Custom attributes only; refused while mapping expressions name the attribute.',
   })
-  @IsOptional()
-  @IsString({ message: 'name must be text.' })
+  @WhenPresent()
+  @SchemaName('Attribute', { nullIsBlank: true })
   name?: string;
 
   @ApiPropertyOptional({ maxLength: 1000, nullable: true, type: String, description: 'Custom attributes only.' })
-  @IsOptional()
-  @Allow()
+  @UnlessNull()
+  @TextOfAtMost(MAX_SCHEMA_DESCRIPTION_LENGTH, 'description must be text or null.', DESCRIPTION_LENGTH_MESSAGE)
   description?: string | null;
 
-  @ApiPropertyOptional({ enum: DATA_TYPES, description: 'Custom attributes only, and only while no object holds a value.' })
-  @IsOptional()
-  @IsIn(DATA_TYPES, { message: `type must be one of ${DATA_TYPES.join(', ')}.` })
-  type?: string;
+  @ApiPropertyOptional({ enum: AttributeDataType, description: 'Custom attributes only, and only while no object holds a value.' })
+  @WhenPresent()
+  @IsEnum(AttributeDataType, { message: UPDATE_TYPE_MESSAGE })
+  type?: AttributeDataType;
 
-  @ApiPropertyOptional({ enum: PLURALITIES, description: 'Custom attributes only, and only while no object holds a value.' })
-  @IsOptional()
-  @IsIn(PLURALITIES, { message: 'plurality must be Single or Multi.' })
-  plurality?: string;
+  @ApiPropertyOptional({ enum: AttributePlurality, description: 'Custom attributes only, and only while no object holds a value.' })
+  @WhenPresent()
+  @IsEnum(AttributePlurality, { message: PLURALITY_MESSAGE })
+  plurality?: AttributePlurality;
 
   @ApiPropertyOptional({
     type: [Number],
@@ -222,9 +238,8 @@ export class UpdateMetaverseAttributeDto {
       'Replaces the object types that have the attribute. A type cannot be removed while its objects hold values ' +
       'for the attribute or its sync rules use it; built-in attributes stay on their built-in types.',
   })
-  @IsOptional()
-  @IsArray({ message: 'objectTypeIds must be an array of object type ids.' })
-  @IsInt({ each: true, message: 'objectTypeIds must hold whole numbers.' })
+  @WhenPresent()
+  @IdList('objectTypeIds', 'object type')
   objectTypeIds?: number[];
 
   @ApiPropertyOptional({
@@ -232,7 +247,7 @@ export class UpdateMetaverseAttributeDto {
       'true builds the lookup rows for existing values (one statement, inside the request); false removes them. ' +
       'Refused for the OIDC subject attribute and attributes used by matching rules.',
   })
-  @IsOptional()
+  @WhenPresent()
   @IsBoolean({ message: 'isIndexed must be true or false.' })
   isIndexed?: boolean;
 }

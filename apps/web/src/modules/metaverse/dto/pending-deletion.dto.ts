@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Min } from 'class-validator';
 import { PendingDeletionStatus } from '@meridian/domain';
+import { MAX_INTEGER_ID, WholeNumberWithin } from '../../../http/field.validation';
 import { PageQueryDto, toQueryInt } from '../../../http/paging.dto';
 
 const OBJECT_TYPE_ID = { minimum: 1, description: 'Only objects of this metaverse object type (unknown type: 400).' };
@@ -12,6 +13,7 @@ export class PendingDeletionCountQueryDto {
   @Transform(toQueryInt)
   @IsInt({ message: 'objectTypeId must be a whole number.' })
   @Min(1, { message: 'objectTypeId must be at least 1.' })
+  @WholeNumberWithin({ max: MAX_INTEGER_ID }, 'objectTypeId must be a positive whole number.')
   objectTypeId?: number;
 }
 
@@ -21,6 +23,7 @@ export class PendingDeletionListQueryDto extends PageQueryDto {
   @Transform(toQueryInt)
   @IsInt({ message: 'objectTypeId must be a whole number.' })
   @Min(1, { message: 'objectTypeId must be at least 1.' })
+  @WholeNumberWithin({ max: MAX_INTEGER_ID }, 'objectTypeId must be a positive whole number.')
   objectTypeId?: number;
 }
 
@@ -42,7 +45,7 @@ export class PendingDeletionDto {
   @ApiPropertyOptional({ nullable: true, type: String, example: '7.00:00:00', description: 'Grace period of the object type.' })
   gracePeriod: string | null;
   @ApiProperty({ description: 'Connector space objects still joined (0 when fully disconnected).' }) connectedSystemObjectCount: number;
-  @ApiProperty({ enum: Object.values(PendingDeletionStatus) }) status: string;
+  @ApiProperty({ enum: PendingDeletionStatus }) status: PendingDeletionStatus;
 }
 
 export class PendingDeletionSummaryDto {
