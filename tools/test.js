@@ -71,14 +71,14 @@ async function main() {
     run(pnpm, ['exec', 'nx', ...args, '--output-style=stream', ...forwarded], { env: nxEnv, allowFailure: true });
 
   const staticChecks = checks.length ? nx(['run-many', '-t', ...checks, '--parallel=2']) : 0;
-  // The checks above built every project; the test target is never cached (nx.json), so it always runs.
+  // When the checks have just built every project, the tests do not build again (with the cache skipped they
+  // would). The test target is never cached (nx.json), so the tests always run.
+  const noRebuild = checks.includes('build') ? ['--exclude-task-dependencies'] : [];
   const whole = projects.filter((p) => !p.pattern).map((p) => p.name);
-  let tests = whole.length
-    ? nx(['run-many', '-t', 'test', `--projects=${whole.join(',')}`, '--exclude-task-dependencies', '--parallel=2'])
-    : 0;
+  let tests = whole.length ? nx(['run-many', '-t', 'test', `--projects=${whole.join(',')}`, ...noRebuild, '--parallel=2']) : 0;
   for (const p of projects.filter((p) => p.pattern)) {
     const patterns = p.pattern.split('|').map((name) => `--testPathPatterns=${name}`);
-    tests |= nx(['run', `${p.name}:test`, '--exclude-task-dependencies'], ['--', ...patterns]);
+    tests |= nx(['run', `${p.name}:test`, ...noRebuild], ['--', ...patterns]);
   }
 
   let passed = 0;
