@@ -8,7 +8,7 @@
 #   docker run meridian:local worker
 #   docker run meridian:local scheduler
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---------------------------------------------------------------------------------------------
 # build: install every dependency, compile all workspace projects, then prepare a pruned copy

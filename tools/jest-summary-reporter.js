@@ -1,6 +1,13 @@
-// Writes reports/jest-<project>.json with the pass/fail counts of one jest run; tools/test.js adds them up.
+// Writes jest-<project>.json with the pass/fail counts of one jest run, and the Node.js it ran on, into
+// MERIDIAN_TEST_REPORTS (default reports/); tools/test.js adds them up.
 const fs = require('fs');
 const path = require('path');
+
+const ROOT = path.join(__dirname, '..');
+
+function reportsDir() {
+  return path.resolve(ROOT, process.env.MERIDIAN_TEST_REPORTS || 'reports');
+}
 
 module.exports = class JestSummaryReporter {
   constructor(globalConfig) {
@@ -8,16 +15,18 @@ module.exports = class JestSummaryReporter {
   }
 
   onRunComplete(_contexts, results) {
-    const dir = path.join(__dirname, '..', 'reports');
+    const dir = reportsDir();
     fs.mkdirSync(dir, { recursive: true });
-    const project = path.relative(path.join(__dirname, '..'), this.rootDir).replace(/[\\/]/g, '-');
+    const project = path.relative(ROOT, this.rootDir).replace(/[\\/]/g, '-');
     fs.writeFileSync(
       path.join(dir, `jest-${project}.json`),
       JSON.stringify({
         passed: results.numPassedTests,
         failed: results.numFailedTests + results.numRuntimeErrorTestSuites,
         skipped: results.numPendingTests + results.numTodoTests,
+        node: process.version,
       }),
     );
   }
 };
+module.exports.reportsDir = reportsDir;

@@ -24,9 +24,15 @@ function run(command, args, options = {}) {
   return r.status;
 }
 
+// The versions package.json `engines` names and CI runs the tests on.
+const SUPPORTED_NODE = 'Node.js 24 or Node.js 20 (20.19 or later)';
+
 function checkNode() {
-  const [major, minor] = process.versions.node.split('.').map(Number);
-  if (major < 20 || (major === 20 && minor < 19)) fail(`Node.js 20.19 or newer is required (this is ${process.versions.node}).`);
+  const version = process.versions.node;
+  const [major, minor] = version.split('.').map(Number);
+  if (major < 20 || (major === 20 && minor < 19)) fail(`Node.js ${version} is too old: Meridian runs on ${SUPPORTED_NODE}.`);
+  if (major === 20) say(`Node.js 20 is past its end of life (April 2026); Node.js 24 is recommended.`);
+  else if (major !== 24) say(`Node.js ${version} is not tested; Meridian supports ${SUPPORTED_NODE}. Continuing anyway.`);
 }
 
 function which(command) {

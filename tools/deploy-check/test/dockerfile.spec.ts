@@ -66,10 +66,16 @@ const runText = (stage: Stage): string =>
 const jsonArray = (s: string): string[] => JSON.parse(s) as string[];
 
 describe('Dockerfile', () => {
-  it('has a build stage and a runtime stage, both on node:20-bookworm-slim', () => {
+  it('has a build stage and a runtime stage, both on node:24-bookworm-slim', () => {
     expect(dockerfile.stages.map((s) => s.name)).toEqual(['build', 'runtime']);
-    expect(build.base).toBe('node:20-bookworm-slim');
-    expect(runtime.base).toBe('node:20-bookworm-slim');
+    expect(build.base).toBe('node:24-bookworm-slim');
+    expect(runtime.base).toBe('node:24-bookworm-slim');
+  });
+
+  it('ships a Node.js major that package.json engines supports', () => {
+    const major = /^node:(\d+)-/.exec(runtime.base)?.[1];
+    const engines = JSON.parse(readRepoFile('package.json')).engines.node as string;
+    expect(engines.split('||').map((range) => /\^(\d+)\./.exec(range.trim())?.[1])).toContain(major);
   });
 
   it('builds with the pnpm of package.json, the frozen lockfile and nx', () => {
