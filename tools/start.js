@@ -6,7 +6,7 @@ const crypto = require('crypto');
 const fs = require('fs');
 const http = require('http');
 const path = require('path');
-const { ROOT, say, fail, run, checkNode, ensurePnpm, ensureDependencies, checkServices } = require('./lib/setup');
+const { ROOT, say, fail, run, prepare, checkServices } = require('./lib/setup');
 
 const LOCAL_ENV = path.join(ROOT, '.meridian', 'local.env');
 
@@ -49,13 +49,7 @@ function waitForReady(url, timeoutMs) {
 }
 
 async function main() {
-  checkNode();
-  const pnpm = ensurePnpm();
-  ensureDependencies(pnpm);
-  say('Building…');
-  run(pnpm, ['exec', 'nx', 'run-many', '-t', 'build', '--output-style=stream-without-prefixes'], {
-    env: { NX_DAEMON: 'false', NX_NO_CLOUD: 'true' },
-  });
+  prepare({ build: 'all' });
 
   const env = { ...localEnvironment(), ...process.env };
   env.DATABASE_URL = env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/meridian';

@@ -3,12 +3,10 @@
 // real PostgreSQL and Redis, then prints one line: "N passed, N failed".
 const fs = require('fs');
 const path = require('path');
-const { ROOT, say, run, checkNode, ensurePnpm, ensureDependencies, checkServices } = require('./lib/setup');
+const { ROOT, say, run, prepare, checkServices } = require('./lib/setup');
 
 async function main() {
-  checkNode();
-  const pnpm = ensurePnpm();
-  ensureDependencies(pnpm);
+  const pnpm = prepare();
   await checkServices(
     process.env.MERIDIAN_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
     process.env.MERIDIAN_TEST_REDIS_URL || 'redis://127.0.0.1:6379',
