@@ -48,7 +48,25 @@ function waitForReady(url, timeoutMs) {
   });
 }
 
+/**
+ * Creates the directories the services expect (connector files, scripts) where the configuration puts
+ * them, defaults included. The configuration is read the way the services read it, so a malformed
+ * variable stops here with the services' own message.
+ */
+function createDataDirectories(env) {
+  require('reflect-metadata');
+  const { loadConfigOrExit } = require(path.join(ROOT, 'libs', 'platform', 'dist'));
+  const config = loadConfigOrExit('web', env);
+  for (const dir of [config.connectorFilesRoot, config.scriptsRoot]) {
+    if (fs.existsSync(dir)) continue;
+    fs.mkdirSync(dir, { recursive: true });
+    say(`Created ${path.relative(ROOT, dir) || dir}.`);
+  }
+}
+
 async function main() {
+  // The services run from the checkout's root, where relative paths in the configuration resolve.
+  process.chdir(ROOT);
   prepare({ build: 'all' });
 
   const env = { ...localEnvironment(), ...process.env };
@@ -56,6 +74,7 @@ async function main() {
   env.REDIS_URL = env.REDIS_URL || 'redis://127.0.0.1:6379';
   env.PORT = env.PORT || '8080';
   env.MERIDIAN_LOG_DIR = env.MERIDIAN_LOG_DIR || path.join(ROOT, 'logs');
+  createDataDirectories(env);
   await checkServices(env.DATABASE_URL, env.REDIS_URL);
   run(process.execPath, [path.join(__dirname, 'migrate.js')], { env });
 
