@@ -4,6 +4,10 @@
 const { spawnSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
+const { prepare } = require('./lib/setup');
+
+// The benchmarks run the TypeScript sources (tools/ts-register.js), so the dependencies are all they need.
+prepare();
 
 const dir = path.join(__dirname, '..', 'bench');
 const wanted = process.argv.slice(2);

@@ -6,7 +6,7 @@ const crypto = require('crypto');
 const fs = require('fs');
 const http = require('http');
 const path = require('path');
-const { ROOT, say, fail, run, checkNode, ensurePnpm, ensureDependencies, checkServices } = require('./lib/setup');
+const { ROOT, say, fail, run, prepare, checkServices } = require('./lib/setup');
 
 const LOCAL_ENV = path.join(ROOT, '.meridian', 'local.env');
 
@@ -48,20 +48,33 @@ function waitForReady(url, timeoutMs) {
   });
 }
 
+/**
+ * Creates the directories the services expect (connector files, scripts) where the configuration puts
+ * them, defaults included. The configuration is read the way the services read it, so a malformed
+ * variable stops here with the services' own message.
+ */
+function createDataDirectories(env) {
+  require('reflect-metadata');
+  const { loadConfigOrExit } = require(path.join(ROOT, 'libs', 'platform', 'dist'));
+  const config = loadConfigOrExit('web', env);
+  for (const dir of [config.connectorFilesRoot, config.scriptsRoot]) {
+    if (fs.existsSync(dir)) continue;
+    fs.mkdirSync(dir, { recursive: true });
+    say(`Created ${path.relative(ROOT, dir) || dir}.`);
+  }
+}
+
 async function main() {
-  checkNode();
-  const pnpm = ensurePnpm();
-  ensureDependencies(pnpm);
-  say('Building…');
-  run(pnpm, ['exec', 'nx', 'run-many', '-t', 'build', '--output-style=stream-without-prefixes'], {
-    env: { NX_DAEMON: 'false', NX_NO_CLOUD: 'true' },
-  });
+  // The services run from the checkout's root, where relative paths in the configuration resolve.
+  process.chdir(ROOT);
+  prepare({ build: 'all' });
 
   const env = { ...localEnvironment(), ...process.env };
   env.DATABASE_URL = env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/meridian';
   env.REDIS_URL = env.REDIS_URL || 'redis://127.0.0.1:6379';
   env.PORT = env.PORT || '8080';
   env.MERIDIAN_LOG_DIR = env.MERIDIAN_LOG_DIR || path.join(ROOT, 'logs');
+  createDataDirectories(env);
   await checkServices(env.DATABASE_URL, env.REDIS_URL);
   run(process.execPath, [path.join(__dirname, 'migrate.js')], { env });
 

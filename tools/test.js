@@ -10,7 +10,7 @@
 //   MERIDIAN_TEST_REPORTS   where the per-project results go (default "reports"), so that two runs keep theirs apart
 const fs = require('fs');
 const path = require('path');
-const { ROOT, say, run, checkNode, ensurePnpm, ensureDependencies, checkServices } = require('./lib/setup');
+const { ROOT, say, run, prepare, checkServices } = require('./lib/setup');
 const { reportsDir } = require('./jest-summary-reporter');
 
 /** Every workspace project with a test script: its package name and its report file name. */
@@ -54,12 +54,10 @@ function selectProjects(all, spec) {
 }
 
 async function main() {
-  checkNode();
   say(`Node.js ${process.version}`);
   const checks = (process.env.MERIDIAN_TEST_CHECKS ?? 'build,lint,typecheck').split(',').filter(Boolean);
   const projects = selectProjects(testProjects(), process.env.MERIDIAN_TEST_PROJECTS);
-  const pnpm = ensurePnpm();
-  ensureDependencies(pnpm);
+  const pnpm = prepare();
   await checkServices(
     process.env.MERIDIAN_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
     process.env.MERIDIAN_TEST_REDIS_URL || 'redis://127.0.0.1:6379',

@@ -1,5 +1,6 @@
-// Shared steps of `npm start` and `npm test`: make sure pnpm and the dependencies are there, and that
-// PostgreSQL and Redis answer. Plain Node (no dependencies), so it runs on a fresh clone.
+// Shared steps of the npm scripts (start, test, lint, migrate, bench): make sure pnpm and the dependencies
+// are there, build what a command loads, and check that PostgreSQL and Redis answer. Plain Node (no
+// dependencies), so it runs on a fresh clone.
 const { spawnSync } = require('child_process');
 const fs = require('fs');
 const net = require('net');
@@ -75,6 +76,32 @@ function ensureDependencies(pnpm) {
   }
 }
 
+const NX_ENV = { NX_DAEMON: 'false', NX_NO_CLOUD: 'true' };
+
+/** Runs an nx command through pnpm, without the daemon or the cloud. */
+function nx(pnpm, args, options = {}) {
+  return run(pnpm, ['exec', 'nx', ...args], { ...options, env: { ...NX_ENV, ...(options.env || {}) } });
+}
+
+/**
+ * What any command needs first on a fresh clone: a supported Node, pnpm and the dependencies, then the
+ * projects it loads built (`build`: project names such as '@meridian/persistence', or 'all'; nx builds
+ * their dependencies too and skips what is up to date). Returns the pnpm command.
+ */
+function prepare({ build = [] } = {}) {
+  checkNode();
+  const pnpm = ensurePnpm();
+  ensureDependencies(pnpm);
+  if (build === 'all') {
+    say('Building…');
+    nx(pnpm, ['run-many', '-t', 'build', '--output-style=stream-without-prefixes']);
+  } else if (build.length) {
+    say(`Building ${build.join(', ')}…`);
+    nx(pnpm, ['run-many', '-t', 'build', '-p', ...build, '--output-style=stream-without-prefixes']);
+  }
+  return pnpm;
+}
+
 function canConnect(host, port, timeoutMs = 2000) {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
@@ -106,4 +133,4 @@ async function checkServices(databaseUrl, redisUrl) {
   }
 }
 
-module.exports = { ROOT, say, fail, run, checkNode, ensurePnpm, ensureDependencies, checkServices, canConnect };
+module.exports = { ROOT, say, fail, run, nx, checkNode, ensurePnpm, ensureDependencies, prepare, checkServices, canConnect };

@@ -60,7 +60,7 @@ export class EngineStack {
     stack.sql = new Client({ connectionString: stack.db.url });
     await stack.sql.connect();
     // Tests poll activities several times a second.
-    await stack.ok('PUT', '/api/v1/service-settings/Security.RateLimiting.AuthenticatedRequestsPerMinute', { value: 100_000 });
+    await stack.ok('PUT', '/api/v1/service-settings/Security.RateLimiting.ApiKeyRequestsPerMinute', { value: 100_000 });
     return stack;
   }
 

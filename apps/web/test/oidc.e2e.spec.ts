@@ -148,6 +148,28 @@ describe('OIDC bearer tokens from a real provider', () => {
     expect(res.body.message).toMatch(reason);
   });
 
+  it('counts a bearer token at the authenticated limit, apart from the API key limit', async () => {
+    const setting = (key: string) => h.http.put(`/api/v1/service-settings/Security.RateLimiting.${key}`).set('X-Api-Key', h.adminKey);
+    const token = await idp.accessTokenFor('alice');
+    await setting('AuthenticatedRequestsPerMinute').send({ value: 2 }).expect(200);
+    try {
+      const calls: Array<[number, string]> = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await h.http.get('/api/v1/userinfo').set('Authorization', `Bearer ${token}`);
+        calls.push([res.status, res.headers['x-ratelimit-limit']]);
+      }
+      expect(calls).toEqual([
+        [200, '2'],
+        [200, '2'],
+        [429, '2'],
+      ]);
+      const byKey = await h.http.get('/api/v1/userinfo').set('X-Api-Key', h.adminKey).expect(200);
+      expect(byKey.headers['x-ratelimit-limit']).toBe('1000000');
+    } finally {
+      await setting('AuthenticatedRequestsPerMinute').send({ value: 1_000_000 }).expect(200);
+    }
+  });
+
   it('refuses a token signed with a disallowed algorithm (HMAC with a guessed secret)', async () => {
     const token = await new SignJWT({ sub: 'alice', iss: idp.issuer, aud: RESOURCE })
       .setProtectedHeader({ alg: 'HS256', kid: 'test-key-1' })

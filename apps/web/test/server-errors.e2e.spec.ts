@@ -14,6 +14,18 @@ describe('unexpected server errors', () => {
     await h?.close();
   });
 
+  /** The web log line that mentions the error id, once it has been written. */
+  const logLine = (errorId: string) =>
+    waitFor(async () => {
+      for (const f of readdirSync(h.env.logDir).filter((n) => n.startsWith('web-'))) {
+        const hit = readFileSync(join(h.env.logDir, f), 'utf8')
+          .split('\n')
+          .find((l) => l.includes(errorId));
+        if (hit) return JSON.parse(hit);
+      }
+      return null;
+    });
+
   it('answer 500 INTERNAL_ERROR with an error id that is in the log, and no stack trace or SQL', async () => {
     // Break the database behind the service's back so the next probe insert fails unexpectedly.
     const c = new Client({ connectionString: h.db.url });
@@ -31,18 +43,21 @@ describe('unexpected server errors', () => {
     });
     expect(JSON.stringify(res.body)).not.toMatch(/queue_probe|relation|at \w+ \(|\.ts:/);
 
-    const line = await waitFor(async () => {
-      for (const f of readdirSync(h.env.logDir).filter((n) => n.startsWith('web-'))) {
-        const hit = readFileSync(join(h.env.logDir, f), 'utf8')
-          .split('\n')
-          .find((l) => l.includes(res.body.errorId));
-        if (hit) return JSON.parse(hit);
-      }
-      return null;
-    });
+    const line = await logLine(res.body.errorId);
     expect(line).toMatchObject({ level: 'Error', levelShort: 'ERR', service: 'web' });
     expect(line.exception).toMatch(/queue_probe/);
     expect(line.correlationId).toBe(res.headers['x-correlation-id']);
+  });
+
+  it('logs an expected 503 (single sign-on not configured) as a warning without a stack, whoever calls', async () => {
+    const res = await h.http.get('/api/v1/auth/config').expect(503);
+    expect(res.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/^Single sign-on is not configured/) });
+
+    const line = await logLine(res.body.errorId);
+    expect(line).toMatchObject({ level: 'Warning', levelShort: 'WRN', service: 'web', correlationId: res.headers['x-correlation-id'] });
+    expect(line.message).toContain('Single sign-on is not configured');
+    expect(line).not.toHaveProperty('exception');
+    expect(JSON.stringify(line)).not.toMatch(/at \w+ \(|\.ts:\d/);
   });
 
   it('answers oversized headers and broken HTTP with the error body', async () => {

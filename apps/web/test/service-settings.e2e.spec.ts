@@ -26,6 +26,7 @@ const KNOWN = [
   'ChangeTracking.MvoChanges.Enabled',
   'Maintenance.IsEnabled',
   'Security.RateLimiting.AuthenticatedRequestsPerMinute',
+  'Security.RateLimiting.ApiKeyRequestsPerMinute',
   'Security.RateLimiting.UnauthenticatedRequestsPerMinute',
   'Export.MaxRetries',
   'Worker.StaleTaskTimeout',
@@ -118,6 +119,14 @@ describe('service settings (/api/v1/service-settings)', () => {
         isDefault: false,
         lastUpdatedBy: 'Bootstrap administrator key',
         lastUpdated: expect.stringMatching(ISO),
+      });
+      expect(res.body.find((s: { key: string }) => s.key === 'Security.RateLimiting.ApiKeyRequestsPerMinute')).toMatchObject({
+        category: 'Security',
+        valueType: 'Integer',
+        defaultValue: 6000,
+        minimum: 1,
+        maximum: 1_000_000,
+        effectiveValue: 1_000_000,
       });
       expect(res.body.find((s: { key: string }) => s.key === 'Logging.MinimumLevel')).toMatchObject({
         valueType: 'Enum',
@@ -354,6 +363,7 @@ describe('service settings (/api/v1/service-settings)', () => {
 
   describe('Security.RateLimiting.*', () => {
     const AUTH = 'Security.RateLimiting.AuthenticatedRequestsPerMinute';
+    const API_KEY = 'Security.RateLimiting.ApiKeyRequestsPerMinute';
     const ANON = 'Security.RateLimiting.UnauthenticatedRequestsPerMinute';
     const newKey = async (name: string, roles: string[] = []) =>
       (await h.http.post('/api/v1/apikeys').set('X-Api-Key', h.adminKey).send({ name, roles }).expect(201)).body as { key: string };
@@ -379,12 +389,13 @@ describe('service settings (/api/v1/service-settings)', () => {
       return out;
     }
 
-    it('counts per credential: the 4th call of a key within a minute gets 429 with Retry-After and X-RateLimit-* headers; other keys are unaffected', async () => {
+    it('counts per API key at the API key limit, above the authenticated one: the 4th call of a key within a minute gets 429 with Retry-After and X-RateLimit-* headers; other keys are unaffected', async () => {
       const restorer = await newKey('restorer', ['Administrator']);
       const counted = await newKey('counted');
       const other = await newKey('other');
       await h.http.get('/api/v1/userinfo').set('X-Api-Key', restorer.key).expect(200);
-      await put(AUTH, { value: 3 }, h.adminKey).expect(200);
+      await put(AUTH, { value: 1 }, h.adminKey).expect(200);
+      await put(API_KEY, { value: 3 }, h.adminKey).expect(200);
       try {
         const statuses: Array<[number, string]> = [];
         for (let i = 0; i < 3; i++) {
@@ -405,6 +416,7 @@ describe('service settings (/api/v1/service-settings)', () => {
         // Health probes are exempt.
         for (let i = 0; i < 5; i++) await h.http.get('/api/v1/health/ready').set('X-Api-Key', counted.key).expect(200);
       } finally {
+        await put(API_KEY, { value: 1_000_000 }, restorer.key).expect(200);
         await put(AUTH, { value: 1_000_000 }, restorer.key).expect(200);
       }
       await h.http.get('/api/v1/userinfo').set('X-Api-Key', counted.key).expect(200);

@@ -139,6 +139,10 @@ export class SettingsService extends RateLimitPolicy implements OnModuleDestroy 
     return this.cached(SettingKeys.AuthenticatedRateLimit) as number;
   }
 
+  apiKeyPerMinute(): number {
+    return this.cached(SettingKeys.ApiKeyRateLimit) as number;
+  }
+
   unauthenticatedPerMinute(): number {
     return this.cached(SettingKeys.UnauthenticatedRateLimit) as number;
   }

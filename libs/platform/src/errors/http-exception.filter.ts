@@ -5,6 +5,8 @@ import type { Request, Response } from 'express';
 import { LOGGER, Logger } from '../logging/logger';
 import { CODE_BY_STATUS, ErrorBody, STATUS_BY_CODE } from './error-body';
 
+type ErrorBase = Pick<ErrorBody, 'timestamp' | 'path'>;
+
 interface BodyParserError extends Error {
   type?: string;
   status?: number;
@@ -13,8 +15,9 @@ interface BodyParserError extends Error {
 
 /**
  * Maps everything thrown while handling a request to the error body: DomainErrors by code, Nest's
- * HTTP exceptions by status, body-parser failures (malformed JSON, oversize bodies) to 400/413, and
- * anything else to a 500 whose error id is in the log — never a stack trace in the response.
+ * HTTP exceptions by status, body-parser failures (malformed JSON, oversize bodies) to 400/413, a 503
+ * the code chose to a warning in the log, and anything else to a 500 whose error id and stack are in the
+ * log — never a stack trace in the response.
  */
 @Catch()
 export class HttpExceptionFilter implements ExceptionFilter {
@@ -33,6 +36,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
     const base = { timestamp: new Date().toISOString(), path: req.originalUrl?.split('?')[0] ?? req.url };
     if (exception instanceof DomainError) {
       const status = STATUS_BY_CODE[exception.code] ?? 400;
+      if (exception.code === ErrorCode.ServiceUnavailable) return this.unavailable(exception, req, base);
       if (status >= 500) return this.internal(exception, req, base, status, exception.code);
       return {
         status,
@@ -78,8 +82,8 @@ export class HttpExceptionFilter implements ExceptionFilter {
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
-      if (status >= 500)
-        return this.internal(exception, req, base, status, status === 503 ? ErrorCode.ServiceUnavailable : ErrorCode.InternalError);
+      if (status === 503) return this.unavailable(exception, req, base);
+      if (status >= 500) return this.internal(exception, req, base, status, ErrorCode.InternalError);
       const response = exception.getResponse();
       const payload = typeof response === 'object' && response !== null ? (response as Record<string, unknown>) : {};
       const message =
@@ -103,7 +107,23 @@ export class HttpExceptionFilter implements ExceptionFilter {
     return this.internal(exception, req, base, 500, ErrorCode.InternalError);
   }
 
-  private internal(exception: unknown, req: Request, base: { timestamp: string; path: string }, status: number, code: ErrorCode) {
+  /**
+   * A 503 the code chose to answer (single sign-on not configured, the queue down): an expected outcome
+   * anyone may trigger, so a warning without a stack; an error with a stack would let anonymous calls
+   * fill the error log.
+   */
+  private unavailable(exception: Error, req: Request, base: ErrorBase) {
+    const errorId = randomUUID();
+    this.logger.log({
+      level: 'warning',
+      message: `Service unavailable ${errorId} on ${req.method} ${base.path}: ${exception.message}`,
+      errorId,
+      code: ErrorCode.ServiceUnavailable,
+    });
+    return { status: 503, body: { code: ErrorCode.ServiceUnavailable, message: exception.message, errorId, ...base } };
+  }
+
+  private internal(exception: unknown, req: Request, base: ErrorBase, status: number, code: ErrorCode) {
     const errorId = randomUUID();
     const err = exception instanceof Error ? exception : new Error(String(exception));
     this.logger.log({
@@ -112,10 +132,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
       errorId,
       error: err,
     });
-    const message =
-      status === 503 && exception instanceof Error
-        ? exception.message
-        : `An internal error occurred. Quote error id ${errorId} when reporting it.`;
+    const message = `An internal error occurred. Quote error id ${errorId} when reporting it.`;
     return { status, body: { code, message, errorId, ...base } };
   }
 }

@@ -6,6 +6,7 @@ import type { Request, Response } from 'express';
 /** Current per-minute limits; the application keeps them in step with the service settings. */
 export abstract class RateLimitPolicy {
   abstract authenticatedPerMinute(): number;
+  abstract apiKeyPerMinute(): number;
   abstract unauthenticatedPerMinute(): number;
 }
 
@@ -17,8 +18,9 @@ interface Window {
 const WINDOW_MS = 60_000;
 
 /**
- * Fixed one-minute windows per caller: callers presenting credentials are counted per credential
- * (authenticated limit), everyone else per client address (unauthenticated limit). Credentials that
+ * Fixed one-minute windows per caller: callers presenting credentials are counted per credential — an
+ * API key at the API key limit (automation makes many calls), a bearer token at the authenticated
+ * limit — and everyone else per client address (unauthenticated limit). Credentials that
  * turn out to be invalid (401) also count against their client address at the unauthenticated limit,
  * and an unproven credential from an address over that limit is refused, so a made-up X-Api-Key per
  * request cannot escape the per-address limit. Health probes are exempt. Counts are per web replica.
@@ -34,12 +36,13 @@ export class RateLimitGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     const res = context.switchToHttp().getResponse<Response>();
     if ((req.originalUrl ?? req.url).startsWith('/api/v1/health')) return true;
-    const credential = (req.headers['x-api-key'] as string | undefined) ?? req.headers.authorization;
+    const apiKey = req.headers['x-api-key'] as string | undefined;
+    const credential = apiKey ?? req.headers.authorization;
     const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     const now = Date.now();
     this.sweep(now);
     if (credential) {
-      const key = `c:${createHash('sha256').update(String(credential)).digest('base64url')}`;
+      const key = `${apiKey === undefined ? 'c' : 'k'}:${createHash('sha256').update(String(credential)).digest('base64url')}`;
       // A credential with a window has been accepted before; only unproven ones face the address's failures.
       const failures = this.current(`f:${address}`, now);
       const failureLimit = this.policy.unauthenticatedPerMinute();
@@ -49,7 +52,7 @@ export class RateLimitGuard implements CanActivate {
         this.current(`f:${address}`, Date.now()).count++;
         this.windows.delete(key); // an invalid credential keeps no window of its own
       });
-      this.count(res, key, this.policy.authenticatedPerMinute(), now);
+      this.count(res, key, apiKey === undefined ? this.policy.authenticatedPerMinute() : this.policy.apiKeyPerMinute(), now);
     } else {
       this.count(res, `ip:${address}`, this.policy.unauthenticatedPerMinute(), now);
     }
