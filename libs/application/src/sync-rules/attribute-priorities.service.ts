@@ -1,28 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ActivityOperationType, ActivityTargetType, checkCompleteOrder, DomainError, SyncRuleDirection } from '@meridian/domain';
+import { ActivityOperationType, ActivityTargetType, checkCompleteOrder, DomainError } from '@meridian/domain';
+import { AttributePriorityRow, AttributePriorityStore, SyncRuleSchemaStore } from '@meridian/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
-import { lockPriorityGroups, priorityGroupMappingIds, writePriorityOrder } from './attribute-priority.store';
 import { FieldErrors, positiveInt } from './sync-rule.support';
 
 /** One import mapping contributing a metaverse attribute of a metaverse object type, with its priority (1 = highest). */
-export interface AttributePriorityView {
-  metaverseObjectTypeId: number;
-  metaverseObjectTypeName: string;
-  metaverseAttributeId: number;
-  metaverseAttributeName: string;
-  mappingId: number;
-  syncRuleId: number;
-  syncRuleName: string;
-  syncRuleEnabled: boolean;
-  mappingEnabled: boolean;
-  connectedSystemId: number;
-  connectedSystemName: string;
-  priority: number;
-  nullIsValue: boolean;
-}
+export type AttributePriorityView = AttributePriorityRow;
 
 export interface AttributePriorityQuery {
   metaverseObjectTypeId?: unknown;
@@ -34,18 +20,6 @@ export interface AttributePriorityInput {
   metaverseAttributeId?: unknown;
   mappingIds?: unknown;
 }
-
-const SELECT = `
-  SELECT r.metaverse_object_type_id AS "metaverseObjectTypeId", mt.name AS "metaverseObjectTypeName",
-         m.target_metaverse_attribute_id AS "metaverseAttributeId", ma.name AS "metaverseAttributeName",
-         m.id AS "mappingId", r.id AS "syncRuleId", r.name AS "syncRuleName", r.enabled AS "syncRuleEnabled", m.enabled AS "mappingEnabled",
-         r.connected_system_id AS "connectedSystemId", cs.name AS "connectedSystemName", m.priority, m.null_is_value AS "nullIsValue"
-    FROM sync_rule_mapping m
-    JOIN sync_rule r ON r.id = m.sync_rule_id
-    JOIN connected_system cs ON cs.id = r.connected_system_id
-    JOIN metaverse_object_type mt ON mt.id = r.metaverse_object_type_id
-    JOIN metaverse_attribute ma ON ma.id = m.target_metaverse_attribute_id
-   WHERE r.direction = '${SyncRuleDirection.Import}'`;
 
 /**
  * Attribute priority (DOMAIN.md §2.2.6): the order in which the import mappings that target the same
@@ -66,11 +40,7 @@ export class AttributePrioritiesService {
     if (typeId !== undefined) await this.requireType(m, typeId, errors);
     if (attributeId !== undefined) await this.requireAttribute(m, attributeId, typeId, errors);
     errors.throwIfAny();
-    const params: number[] = [];
-    let where = '';
-    if (typeId !== undefined) where += ` AND r.metaverse_object_type_id = $${params.push(typeId)}`;
-    if (attributeId !== undefined) where += ` AND m.target_metaverse_attribute_id = $${params.push(attributeId)}`;
-    return m.query(`${SELECT}${where} ORDER BY lower(mt.name), mt.id, lower(ma.name), ma.id, m.priority NULLS LAST, m.id`, params);
+    return new AttributePriorityStore(m).contributors({ metaverseObjectTypeId: typeId, metaverseAttributeId: attributeId });
   }
 
   async set(input: AttributePriorityInput, initiator: Initiator): Promise<AttributePriorityView[]> {
@@ -90,8 +60,9 @@ export class AttributePrioritiesService {
       const attribute = await this.requireAttribute(m, attributeId, typeId, errors);
       errors.throwIfAny();
       const group = { metaverseObjectTypeId: typeId, metaverseAttributeId: attributeId };
-      await lockPriorityGroups(m, [group]);
-      const current = await priorityGroupMappingIds(m, group);
+      const priorities = new AttributePriorityStore(m);
+      await priorities.lockGroups([group]);
+      const current = await priorities.groupMappingIds(group);
       if (!current.length) {
         throw DomainError.validation(
           'mappingIds',
@@ -105,7 +76,7 @@ export class AttributePrioritiesService {
         `import mappings contributing "${attribute!.name}" of "${type!.name}" (${current.join(', ')})`,
       );
       if (Object.keys(problems).length) throw DomainError.validationMany(problems);
-      const changed = await writePriorityOrder(m, mappingIds as number[]);
+      const changed = await priorities.writeOrder(mappingIds as number[]);
       const views = await this.list(group, m);
       if (changed.length) {
         await this.activities.recordChange(
@@ -145,9 +116,9 @@ export class AttributePrioritiesService {
   }
 
   private async requireType(m: EntityManager, id: number, errors: FieldErrors): Promise<{ id: number; name: string } | undefined> {
-    const [type] = await m.query(`SELECT id, name FROM metaverse_object_type WHERE id = $1`, [id]);
+    const type = await new SyncRuleSchemaStore(m).mvObjectType(id);
     if (!type) errors.add('metaverseObjectTypeId', `Metaverse object type ${id} does not exist.`);
-    return type;
+    return type ?? undefined;
   }
 
   private async requireAttribute(
@@ -156,14 +127,10 @@ export class AttributePrioritiesService {
     typeId: number | undefined,
     errors: FieldErrors,
   ): Promise<{ id: number; name: string } | undefined> {
-    const [attribute] = await m.query(
-      `SELECT a.id, a.name, EXISTS (SELECT 1 FROM metaverse_object_type_attribute ta WHERE ta.attribute_id = a.id AND ta.object_type_id = $2) AS "ofType"
-         FROM metaverse_attribute a WHERE a.id = $1`,
-      [id, typeId ?? 0],
-    );
+    const attribute = await new SyncRuleSchemaStore(m).mvAttributeOfType(id, typeId);
     if (!attribute) errors.add('metaverseAttributeId', `Metaverse attribute ${id} does not exist.`);
     else if (typeId !== undefined && !attribute.ofType)
       errors.add('metaverseAttributeId', `Metaverse attribute "${attribute.name}" is not an attribute of metaverse object type ${typeId}.`);
-    return attribute;
+    return attribute ?? undefined;
   }
 }

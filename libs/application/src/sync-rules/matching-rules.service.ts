@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ActivityOperationType, ActivityTargetType, AttributeDataType, checkCompleteOrder, DomainError, placeAt } from '@meridian/domain';
-import { SyncRuleMatchingRuleEntity } from '@meridian/persistence';
+import { MatchingRuleStore, SyncRuleMatchingRuleEntity } from '@meridian/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
@@ -15,7 +15,6 @@ import {
   positiveInt,
   recordRuleActivity,
   requireRule,
-  returnedRows,
   RuleContext,
 } from './sync-rule.support';
 import { loadMatchingRuleViews, MatchingRuleView } from './sync-rule.views';
@@ -28,7 +27,7 @@ export interface MatchingRuleInput {
 }
 
 /** Metaverse attribute types that have lookup rows (metaverse_object_lookup) and so can be matched on by index. */
-export const MATCHABLE_TYPES: readonly string[] = [
+export const MATCHABLE_TYPES: readonly AttributeDataType[] = [
   AttributeDataType.String,
   AttributeDataType.Text,
   AttributeDataType.Guid,
@@ -36,7 +35,7 @@ export const MATCHABLE_TYPES: readonly string[] = [
   AttributeDataType.LongNumber,
 ];
 /** Connected-system attribute types whose values can be compared with a metaverse value. */
-const MATCHABLE_CS_TYPES: readonly string[] = [...MATCHABLE_TYPES, AttributeDataType.Decimal, AttributeDataType.DateTime];
+const MATCHABLE_CS_TYPES: readonly AttributeDataType[] = [...MATCHABLE_TYPES, AttributeDataType.Decimal, AttributeDataType.DateTime];
 const MAX_SOURCE_ATTRIBUTES = 10;
 /** Lookup values are lower-cased and cut to this length (the format of MetaverseObjectsWriter). */
 
@@ -82,7 +81,8 @@ export class MatchingRulesService {
         caseSensitive: caseSensitive ?? false,
         order: 0,
       });
-      await this.writeOrder(m, placeAt(await this.orderedIds(m, syncRuleId, saved.id), saved.id, order));
+      const store = new MatchingRuleStore(m);
+      await store.writeOrder(placeAt(await store.orderedIds(syncRuleId, saved.id), saved.id, order));
       const indexed = await this.ensureIndexed(m, ctx, mvId!);
       await markFullSyncRequired(m, ctx.rule.connectedSystemId);
       const view = await this.get(syncRuleId, saved.id, m);
@@ -123,7 +123,8 @@ export class MatchingRulesService {
       if (changed.some((c) => c !== 'caseSensitive'))
         await this.refuseDuplicate(m, syncRuleId, rule.connectedSystemAttributeIds, rule.metaverseAttributeId, id);
       if (changed.length) await m.getRepository(SyncRuleMatchingRuleEntity).save(rule);
-      if (order !== undefined && (await this.writeOrder(m, placeAt(await this.orderedIds(m, syncRuleId), id, order))))
+      const store = new MatchingRuleStore(m);
+      if (order !== undefined && (await store.writeOrder(placeAt(await store.orderedIds(syncRuleId), id, order))) > 0)
         changed.push('order');
       const indexed = changed.includes('metaverseAttributeId') ? await this.ensureIndexed(m, ctx, rule.metaverseAttributeId) : {};
       const view = await this.get(syncRuleId, id, m);
@@ -140,7 +141,8 @@ export class MatchingRulesService {
       const ctx = await this.importRule(m, syncRuleId);
       const view = await this.get(syncRuleId, id, m);
       await m.getRepository(SyncRuleMatchingRuleEntity).delete({ id });
-      await this.writeOrder(m, await this.orderedIds(m, syncRuleId));
+      const store = new MatchingRuleStore(m);
+      await store.writeOrder(await store.orderedIds(syncRuleId));
       await markFullSyncRequired(m, ctx.rule.connectedSystemId);
       await this.record(m, ctx, initiator, ActivityOperationType.Delete, view, {});
     });
@@ -150,7 +152,8 @@ export class MatchingRulesService {
   async reorder(syncRuleId: number, matchingRuleIds: unknown, initiator: Initiator): Promise<MatchingRuleView[]> {
     return this.ds.transaction(async (m) => {
       const ctx = await this.importRule(m, syncRuleId);
-      const current = await this.orderedIds(m, syncRuleId);
+      const store = new MatchingRuleStore(m);
+      const current = await store.orderedIds(syncRuleId);
       if (!Array.isArray(matchingRuleIds))
         throw DomainError.validation('matchingRuleIds', 'matchingRuleIds must be an array of matching rule ids.');
       const problems = checkCompleteOrder(
@@ -160,7 +163,7 @@ export class MatchingRulesService {
         `matching rules of sync rule ${syncRuleId} (${current.join(', ') || 'none'})`,
       );
       if (Object.keys(problems).length) throw DomainError.validationMany(problems);
-      const changed = await this.writeOrder(m, matchingRuleIds as number[]);
+      const changed = (await store.writeOrder(matchingRuleIds as number[])) > 0;
       const views = await loadMatchingRuleViews(m, syncRuleId);
       if (changed) {
         await markFullSyncRequired(m, ctx.rule.connectedSystemId);
@@ -275,30 +278,8 @@ export class MatchingRulesService {
     mvId: number,
     exceptId: number | null,
   ): Promise<void> {
-    const [clash] = await m.query(
-      `SELECT id FROM sync_rule_matching_rule WHERE sync_rule_id = $1 AND connected_system_attribute_ids = $2::int[] AND metaverse_attribute_id = $3 AND id <> $4`,
-      [syncRuleId, [...csIds], mvId, exceptId ?? 0],
-    );
-    if (clash) throw DomainError.validation('metaverseAttributeId', `Matching rule ${clash.id} already matches these attributes.`);
-  }
-
-  private async orderedIds(m: EntityManager, syncRuleId: number, excludeId?: number): Promise<number[]> {
-    const rows: Array<{ id: number }> = await m.query(
-      `SELECT id FROM sync_rule_matching_rule WHERE sync_rule_id = $1 AND id <> $2 ORDER BY "order", id`,
-      [syncRuleId, excludeId ?? 0],
-    );
-    return rows.map((r) => r.id);
-  }
-
-  /** Numbers the matching rules 1..n in the given order; true when any position changed. */
-  private async writeOrder(m: EntityManager, ids: readonly number[]): Promise<boolean> {
-    if (!ids.length) return false;
-    const rows = await m.query(
-      `UPDATE sync_rule_matching_rule x SET "order" = o.ord::int FROM unnest($1::int[]) WITH ORDINALITY AS o(id, ord)
-        WHERE x.id = o.id AND x."order" IS DISTINCT FROM o.ord::int RETURNING x.id`,
-      [[...ids]],
-    );
-    return returnedRows(rows).length > 0;
+    const clash = await new MatchingRuleStore(m).sameAttributes(syncRuleId, csIds, mvId, exceptId);
+    if (clash !== null) throw DomainError.validation('metaverseAttributeId', `Matching rule ${clash} already matches these attributes.`);
   }
 
   /**
@@ -308,16 +289,11 @@ export class MatchingRulesService {
    */
   private async ensureIndexed(m: EntityManager, ctx: RuleContext, attributeId: number): Promise<Record<string, unknown>> {
     await lockLookupSchemaExclusive(m);
-    const updated = returnedRows<{ id: number; name: string }>(
-      await m.query(
-        `UPDATE metaverse_attribute SET is_indexed = true, last_updated = now() WHERE id = $1 AND NOT is_indexed AND type = ANY($2::text[]) RETURNING id, name`,
-        [attributeId, [...MATCHABLE_TYPES]],
-      ),
-    );
-    if (!updated.length) return {};
+    const name = await new MatchingRuleStore(m).indexAttribute(attributeId, MATCHABLE_TYPES);
+    if (name === null) return {};
     const rows = await backfillAttributeLookups(m, attributeId);
     ctx.mvAttributes.get(attributeId)!.isIndexed = true;
-    return { indexedMetaverseAttribute: { id: attributeId, name: updated[0].name, lookupRowsWritten: rows } };
+    return { indexedMetaverseAttribute: { id: attributeId, name, lookupRowsWritten: rows } };
   }
 
   private async record(

@@ -1,17 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ActivityOperationType, AttributeDataType, deriveMappingSourceType, MappingSourceType, placeAt } from '@meridian/domain';
-import { SyncRuleMappingEntity, SyncRuleMappingSourceEntity } from '@meridian/persistence';
+import {
+  ActivityOperationType,
+  AttributeDataType,
+  deriveMappingSourceType,
+  MappingSourceType,
+  placeAt,
+  SyncRuleDirection,
+} from '@meridian/domain';
+import {
+  AttributePriorityStore,
+  PriorityGroup,
+  SyncRuleMappingEntity,
+  SyncRuleMappingSourceEntity,
+  SyncRuleMappingStore,
+} from '@meridian/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
-import {
-  compactPriorityGroup,
-  lockPriorityGroups,
-  PriorityGroup,
-  priorityGroupMappingIds,
-  writePriorityOrder,
-} from './attribute-priority.store';
 import { ExpressionSchema, FieldExpressionError, MappingExpressions, mappingValidationError } from './mapping-expressions';
 import {
   childNotFound,
@@ -90,7 +96,8 @@ export class SyncRuleMappingsService {
       if (invalid) throw invalid;
 
       const group = imports ? { metaverseObjectTypeId: ctx.rule.metaverseObjectTypeId, metaverseAttributeId: target! } : null;
-      if (group) await lockPriorityGroups(m, [group]);
+      const priorities = new AttributePriorityStore(m);
+      if (group) await priorities.lockGroups([group]);
       const saved = await m.getRepository(SyncRuleMappingEntity).save({
         syncRuleId,
         targetMetaverseAttributeId: imports ? target! : null,
@@ -101,7 +108,7 @@ export class SyncRuleMappingsService {
         priority: null,
       });
       await this.writeSources(m, saved.id, sources!);
-      if (group) await writePriorityOrder(m, placeAt(await priorityGroupMappingIds(m, group, saved.id), saved.id, extras.priority));
+      if (group) await priorities.writeOrder(placeAt(await priorities.groupMappingIds(group, saved.id), saved.id, extras.priority));
       await markFullSyncRequired(m, ctx.rule.connectedSystemId);
       const view = await this.get(syncRuleId, saved.id, m);
       await this.record(m, ctx, initiator, 'Create', view, {
@@ -157,16 +164,17 @@ export class SyncRuleMappingsService {
       if (imports) {
         const oldGroup: PriorityGroup = { metaverseObjectTypeId: ctx.rule.metaverseObjectTypeId, metaverseAttributeId: currentTarget };
         const newGroup: PriorityGroup = { metaverseObjectTypeId: ctx.rule.metaverseObjectTypeId, metaverseAttributeId: newTarget };
-        await lockPriorityGroups(m, [oldGroup, newGroup]);
+        const priorities = new AttributePriorityStore(m);
+        await priorities.lockGroups([oldGroup, newGroup]);
         if (newTarget !== currentTarget) {
           mapping.priority = null;
           await m.getRepository(SyncRuleMappingEntity).save(mapping);
-          await compactPriorityGroup(m, oldGroup);
-          await writePriorityOrder(m, placeAt(await priorityGroupMappingIds(m, newGroup, mappingId), mappingId, extras.priority));
+          await priorities.compactGroup(oldGroup);
+          await priorities.writeOrder(placeAt(await priorities.groupMappingIds(newGroup, mappingId), mappingId, extras.priority));
         } else {
           await m.getRepository(SyncRuleMappingEntity).save(mapping);
           if (extras.priority !== undefined) {
-            const moved = await writePriorityOrder(m, placeAt(await priorityGroupMappingIds(m, newGroup), mappingId, extras.priority));
+            const moved = await priorities.writeOrder(placeAt(await priorities.groupMappingIds(newGroup), mappingId, extras.priority));
             if (moved.length) changed.push('priority');
           }
         }
@@ -195,9 +203,10 @@ export class SyncRuleMappingsService {
         isImport(ctx.rule) && mapping.targetMetaverseAttributeId !== null
           ? { metaverseObjectTypeId: ctx.rule.metaverseObjectTypeId, metaverseAttributeId: mapping.targetMetaverseAttributeId }
           : null;
-      if (group) await lockPriorityGroups(m, [group]);
+      const priorities = new AttributePriorityStore(m);
+      if (group) await priorities.lockGroups([group]);
       await m.getRepository(SyncRuleMappingEntity).delete({ id: mappingId });
-      if (group) await compactPriorityGroup(m, group);
+      if (group) await priorities.compactGroup(group);
       await markFullSyncRequired(m, ctx.rule.connectedSystemId);
       await this.record(m, ctx, initiator, 'Delete', view, { sourceType: view.sourceType });
     });
@@ -260,17 +269,9 @@ export class SyncRuleMappingsService {
         return undefined;
       }
     }
-    const column = imports ? 'target_metaverse_attribute_id' : 'target_connected_system_attribute_id';
-    const [clash] = await m.query(`SELECT id FROM sync_rule_mapping WHERE sync_rule_id = $1 AND ${column} = $2 AND id <> $3`, [
-      ctx.rule.id,
-      raw,
-      mappingId ?? 0,
-    ]);
-    if (clash) {
-      errors.add(
-        field,
-        `This rule already has a mapping (${clash.id}) to that attribute: change that mapping, or give it several sources.`,
-      );
+    const clash = await new SyncRuleMappingStore(m).mappingToTarget(ctx.rule.id, ctx.rule.direction as SyncRuleDirection, raw, mappingId);
+    if (clash !== null) {
+      errors.add(field, `This rule already has a mapping (${clash}) to that attribute: change that mapping, or give it several sources.`);
       return undefined;
     }
     return raw;

@@ -10,12 +10,11 @@ import {
   ValidationErrorCollector,
   validateScopingCriteria,
 } from '@meridian/domain';
-import { SyncRuleEntity } from '@meridian/persistence';
+import { AttributePriorityStore, SyncRuleEntity, SyncRuleFilter, SyncRuleSchemaStore, SyncRuleStore } from '@meridian/persistence';
 import { PagedResult, pageOf, parsePaging } from '@meridian/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
-import { compactPriorityGroup, lockPriorityGroups, priorityGroupsOfRule } from './attribute-priority.store';
 import {
   loadCsAttributes,
   loadMvAttributes,
@@ -25,15 +24,7 @@ import {
   requireRule,
   sameJson,
 } from './sync-rule.support';
-import {
-  loadMappingViews,
-  loadMatchingRuleViews,
-  SYNC_RULE_SELECT,
-  SyncRuleDetailView,
-  SyncRuleRow,
-  syncRuleView,
-  SyncRuleView,
-} from './sync-rule.views';
+import { loadMappingViews, loadMatchingRuleViews, SyncRuleDetailView, syncRuleView, SyncRuleView } from './sync-rule.views';
 
 /** Fields of a sync rule as a client sends them (types are checked here, not trusted). */
 export interface SyncRuleInput {
@@ -80,38 +71,28 @@ export class SyncRulesService {
   async list(query: SyncRuleListQuery): Promise<PagedResult<SyncRuleView>> {
     const paging = parsePaging(query, { pageSize: 25, maxPageSize: 100 });
     const errors = new ValidationErrorCollector();
-    const filters: string[] = [];
-    const params: unknown[] = [];
+    const filter: SyncRuleFilter = {};
     for (const key of ['connectedSystemId', 'metaverseObjectTypeId'] as const) {
       const raw = query[key];
       if (raw === undefined || raw === '') continue;
       const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d{1,10}$/.test(raw) ? Number(raw) : NaN;
       if (!positiveInt(n)) errors.add(key, `${key} must be a positive whole number.`);
-      else {
-        params.push(n);
-        filters.push(`r.${key === 'connectedSystemId' ? 'connected_system_id' : 'metaverse_object_type_id'} = $${params.length}`);
-      }
+      else filter[key] = n;
     }
     if (query.direction !== undefined && query.direction !== '') {
       if (typeof query.direction !== 'string' || !DIRECTIONS.includes(query.direction))
         errors.add('direction', 'direction must be Import or Export.');
-      else {
-        params.push(query.direction);
-        filters.push(`r.direction = $${params.length}`);
-      }
+      else filter.direction = query.direction as SyncRuleDirection;
     }
     errors.throwIfAny();
-    const where = filters.length ? `WHERE ${filters.join(' AND ')}` : '';
-    const [{ count }] = await this.ds.query(`SELECT count(*)::int AS count FROM sync_rule r ${where}`, params);
-    const rows: SyncRuleRow[] = await this.ds.query(
-      `${SYNC_RULE_SELECT} ${where} ORDER BY lower(r.name), r.id LIMIT ${paging.pageSize} OFFSET ${paging.offset}`,
-      params,
-    );
+    const store = new SyncRuleStore(this.ds.manager);
+    const count = await store.count(filter);
+    const rows = await store.page(filter, paging);
     return pageOf(rows.map(syncRuleView), count, paging);
   }
 
   async get(id: number, m: EntityManager = this.ds.manager): Promise<SyncRuleDetailView> {
-    const [row]: SyncRuleRow[] = await m.query(`${SYNC_RULE_SELECT} WHERE r.id = $1`, [id]);
+    const row = await new SyncRuleStore(m).row(id);
     if (!row) throw DomainError.notFound('Sync rule', id);
     return {
       ...syncRuleView(row),
@@ -136,15 +117,15 @@ export class SyncRulesService {
       this.checkDirectionFields(direction as SyncRuleDirection, input, errors);
 
     return this.ds.transaction(async (m) => {
-      const [system]: Array<{ name: string }> = positiveInt(input.connectedSystemId)
-        ? await m.query(`SELECT name FROM connected_system WHERE id = $1`, [input.connectedSystemId])
-        : [];
-      if (positiveInt(input.connectedSystemId) && !system)
-        errors.add('connectedSystemId', `Connected system ${input.connectedSystemId} does not exist.`);
-      const systemName = system?.name ?? '';
-      const csType = system
-        ? await this.checkCsObjectType(m, input.connectedSystemId as number, input.connectedSystemObjectTypeId, errors)
+      const systemName = positiveInt(input.connectedSystemId)
+        ? await new SyncRuleStore(m).connectedSystemName(input.connectedSystemId)
         : null;
+      if (positiveInt(input.connectedSystemId) && systemName === null)
+        errors.add('connectedSystemId', `Connected system ${input.connectedSystemId} does not exist.`);
+      const csType =
+        systemName !== null
+          ? await this.checkCsObjectType(m, input.connectedSystemId as number, input.connectedSystemObjectTypeId, errors)
+          : null;
       const mvType = await this.checkMvObjectType(m, input.metaverseObjectTypeId, errors);
       let scopingCriteria: ScopingGroup[] = [];
       if (csType && mvType && typeof direction === 'string' && DIRECTIONS.includes(direction)) {
@@ -179,7 +160,7 @@ export class SyncRulesService {
           operation: ActivityOperationType.Create,
           targetId: saved.id,
           targetName: saved.name,
-          targetContext: systemName,
+          targetContext: systemName ?? '',
           details: {
             direction: saved.direction,
             connectedSystemObjectType: csType!.name,
@@ -272,7 +253,7 @@ export class SyncRulesService {
       if (changed.length) {
         await m.getRepository(SyncRuleEntity).save(Object.assign(rule, changes, { lastUpdated: new Date() }));
         await markFullSyncRequired(m, rule.connectedSystemId);
-        const [system] = await m.query(`SELECT name FROM connected_system WHERE id = $1`, [rule.connectedSystemId]);
+        const systemName = await new SyncRuleStore(m).connectedSystemName(rule.connectedSystemId);
         await recordRuleActivity(
           this.activities,
           m,
@@ -281,7 +262,7 @@ export class SyncRulesService {
             operation: ActivityOperationType.Update,
             targetId: id,
             targetName: rule.name,
-            targetContext: system?.name ?? null,
+            targetContext: systemName,
             details: {
               changed,
               ...(changes.name ? { previousName } : {}),
@@ -299,12 +280,13 @@ export class SyncRulesService {
   async remove(id: number, initiator: Initiator): Promise<void> {
     await this.ds.transaction(async (m) => {
       const rule = await requireRule(m, id, true);
-      const groups = await priorityGroupsOfRule(m, id);
-      await lockPriorityGroups(m, groups);
-      const [system] = await m.query(`SELECT name FROM connected_system WHERE id = $1`, [rule.connectedSystemId]);
-      const [{ mappings }] = await m.query(`SELECT count(*)::int AS mappings FROM sync_rule_mapping WHERE sync_rule_id = $1`, [id]);
+      const priorities = new AttributePriorityStore(m);
+      const groups = await priorities.groupsOfRule(id);
+      await priorities.lockGroups(groups);
+      const systemName = await new SyncRuleStore(m).connectedSystemName(rule.connectedSystemId);
+      const { mappings } = await new SyncRuleStore(m).childCounts(id);
       await m.getRepository(SyncRuleEntity).delete({ id });
-      for (const group of groups) await compactPriorityGroup(m, group);
+      for (const group of groups) await priorities.compactGroup(group);
       await markFullSyncRequired(m, rule.connectedSystemId);
       await recordRuleActivity(
         this.activities,
@@ -314,7 +296,7 @@ export class SyncRulesService {
           operation: ActivityOperationType.Delete,
           targetId: id,
           targetName: rule.name,
-          targetContext: system?.name ?? null,
+          targetContext: systemName,
           details: { direction: rule.direction, mappingsRemoved: mappings },
         },
         { syncRuleId: id, connectedSystemId: rule.connectedSystemId },
@@ -409,11 +391,7 @@ export class SyncRulesService {
     errors: ValidationErrorCollector,
   ): Promise<{ id: number; name: string } | null> {
     if (!positiveInt(raw)) return null;
-    const [type] = await m.query(
-      `SELECT id, name, connected_system_id AS "connectedSystemId", selected, present_in_schema AS "presentInSchema"
-         FROM connected_system_object_type WHERE id = $1`,
-      [raw],
-    );
+    const type = await new SyncRuleSchemaStore(m).csObjectType(raw);
     const field = 'connectedSystemObjectTypeId';
     if (!type) errors.add(field, `Connected system object type ${raw} does not exist.`);
     else if (type.connectedSystemId !== connectedSystemId)
@@ -434,7 +412,7 @@ export class SyncRulesService {
     errors: ValidationErrorCollector,
   ): Promise<{ id: number; name: string } | null> {
     if (!positiveInt(raw)) return null;
-    const [type] = await m.query(`SELECT id, name FROM metaverse_object_type WHERE id = $1`, [raw]);
+    const type = await new SyncRuleSchemaStore(m).mvObjectType(raw);
     if (!type) {
       errors.add('metaverseObjectTypeId', `Metaverse object type ${raw} does not exist.`);
       return null;
@@ -470,11 +448,7 @@ export class SyncRulesService {
     criteriaReplaced: boolean,
     errors: ValidationErrorCollector,
   ): Promise<void> {
-    const [{ mappings, matching }] = await m.query(
-      `SELECT (SELECT count(*) FROM sync_rule_mapping WHERE sync_rule_id = $1)::int AS mappings,
-              (SELECT count(*) FROM sync_rule_matching_rule WHERE sync_rule_id = $1)::int AS matching`,
-      [rule.id],
-    );
+    const { mappings, matching } = await new SyncRuleStore(m).childCounts(rule.id);
     const criteriaUseChangedType = rule.direction === SyncRuleDirection.Import ? csTypeChanged : mvTypeChanged;
     const blockers = [
       mappings ? `${mappings} mapping${mappings === 1 ? '' : 's'}` : '',
@@ -489,9 +463,10 @@ export class SyncRulesService {
 
   /** Names are unique ignoring case, so activities, priorities and logs that name a rule are unambiguous. */
   private async requireUniqueName(m: EntityManager, name: string, exceptId: number | null): Promise<void> {
-    await m.query(`SELECT pg_advisory_xact_lock(hashtext('meridian:sync-rule-name'))`);
-    const [clash] = await m.query(`SELECT id FROM sync_rule WHERE lower(name) = lower($1) AND id <> $2`, [name, exceptId ?? 0]);
-    if (clash)
-      throw DomainError.conflict(`A sync rule named "${name}" already exists (id ${clash.id}).`, { field: 'name', syncRuleId: clash.id });
+    const store = new SyncRuleStore(m);
+    await store.lockNames();
+    const clash = await store.ruleNamedLike(name, exceptId);
+    if (clash !== null)
+      throw DomainError.conflict(`A sync rule named "${name}" already exists (id ${clash}).`, { field: 'name', syncRuleId: clash });
   }
 }
