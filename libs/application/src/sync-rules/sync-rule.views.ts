@@ -6,68 +6,40 @@ import {
   ScopingGroup,
   SyncRuleDirection,
 } from '@meridian/domain';
-import { MatchingRuleStore, SyncRuleMappingStore, SyncRuleRow, SyncRuleSchemaStore } from '@meridian/persistence';
+import {
+  MatchingRuleRow,
+  MatchingRuleStore,
+  SyncRuleMappingRow,
+  SyncRuleMappingSourceRow,
+  SyncRuleMappingStore,
+  SyncRuleRow,
+  SyncRuleSchemaStore,
+} from '@meridian/persistence';
 import { EntityManager } from 'typeorm';
 
-export interface MappingSourceView {
-  id: number;
-  order: number;
-  connectedSystemAttributeId: number | null;
-  connectedSystemAttributeName: string | null;
-  metaverseAttributeId: number | null;
-  metaverseAttributeName: string | null;
-  expression: string | null;
-}
+/** A source of a mapping with the names of the attributes it reads. */
+export type MappingSourceView = Omit<SyncRuleMappingSourceRow, 'mappingId'>;
 
 /** An attribute mapping (spec 2.12) with Meridian's extensions (priority, nullIsValue, initialExportOnly, enabled). */
-export interface MappingView {
-  id: number;
-  syncRuleId: number;
+export interface MappingView extends Omit<SyncRuleMappingRow, 'created'> {
   created: string;
-  targetMetaverseAttributeId: number | null;
-  targetMetaverseAttributeName: string | null;
-  targetConnectedSystemAttributeId: number | null;
-  targetConnectedSystemAttributeName: string | null;
   sourceType: MappingSourceType;
   sources: MappingSourceView[];
-  priority: number | null;
-  nullIsValue: boolean;
-  initialExportOnly: boolean;
-  enabled: boolean;
 }
 
-export interface MatchingRuleView {
-  id: number;
-  syncRuleId: number;
-  order: number;
-  connectedSystemAttributeIds: number[];
+export interface MatchingRuleView extends Omit<MatchingRuleRow, 'created'> {
   connectedSystemAttributes: Array<{ id: number; name: string }>;
-  metaverseAttributeId: number;
-  metaverseAttributeName: string;
-  caseSensitive: boolean;
   created: string;
 }
 
-/** A sync rule as lists show it. */
-export interface SyncRuleView {
-  id: number;
-  name: string;
-  description: string | null;
-  direction: SyncRuleDirection;
-  enabled: boolean;
-  connectedSystemId: number;
-  connectedSystemName: string;
-  connectedSystemObjectTypeId: number;
-  connectedSystemObjectTypeName: string;
-  metaverseObjectTypeId: number;
-  metaverseObjectTypeName: string;
-  projectToMetaverse: boolean;
-  provisionToConnectedSystem: boolean;
+/** A sync rule as lists show it: the fields of the other direction are null, the criteria only flagged. */
+export interface SyncRuleView extends Omit<
+  SyncRuleRow,
+  'inboundOutOfScopeAction' | 'outboundDeprovisionAction' | 'scopingCriteria' | 'created' | 'lastUpdated'
+> {
   inboundOutOfScopeAction: InboundOutOfScopeAction | null;
   outboundDeprovisionAction: OutboundDeprovisionAction | null;
   hasScopingCriteria: boolean;
-  mappingCount: number;
-  matchingRuleCount: number;
   created: string;
   lastUpdated: string | null;
 }
