@@ -1,24 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ActivityOperationType, ActivityTargetType, checkCompleteOrder, DomainError } from '@meridian/domain';
+import { ActivityOperationType, ActivityTargetType, checkCompleteOrder, DomainError, ValidationErrorCollector } from '@meridian/domain';
 import { AttributePriorityRow, AttributePriorityStore, SyncRuleSchemaStore } from '@meridian/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
-import { FieldErrors, positiveInt } from './sync-rule.support';
 
 /** One import mapping contributing a metaverse attribute of a metaverse object type, with its priority (1 = highest). */
 export type AttributePriorityView = AttributePriorityRow;
 
+/** Which contributors to list: of one metaverse object type and/or attribute, or all. */
 export interface AttributePriorityQuery {
-  metaverseObjectTypeId?: unknown;
-  metaverseAttributeId?: unknown;
+  metaverseObjectTypeId?: number;
+  metaverseAttributeId?: number;
 }
 
+/** The new order of one group: every contributing mapping exactly once (checked against the group), highest first. */
 export interface AttributePriorityInput {
-  metaverseObjectTypeId?: unknown;
-  metaverseAttributeId?: unknown;
-  mappingIds?: unknown;
+  metaverseObjectTypeId: number;
+  metaverseAttributeId: number;
+  mappingIds: readonly unknown[];
 }
 
 /**
@@ -33,10 +34,8 @@ export class AttributePrioritiesService {
   ) {}
 
   async list(query: AttributePriorityQuery, m: EntityManager = this.ds.manager): Promise<AttributePriorityView[]> {
-    const errors = new FieldErrors();
-    const typeId = this.queryId(query.metaverseObjectTypeId, 'metaverseObjectTypeId', errors);
-    const attributeId = this.queryId(query.metaverseAttributeId, 'metaverseAttributeId', errors);
-    errors.throwIfAny();
+    const errors = new ValidationErrorCollector();
+    const { metaverseObjectTypeId: typeId, metaverseAttributeId: attributeId } = query;
     if (typeId !== undefined) await this.requireType(m, typeId, errors);
     if (attributeId !== undefined) await this.requireAttribute(m, attributeId, typeId, errors);
     errors.throwIfAny();
@@ -44,16 +43,8 @@ export class AttributePrioritiesService {
   }
 
   async set(input: AttributePriorityInput, initiator: Initiator): Promise<AttributePriorityView[]> {
-    const errors = new FieldErrors();
-    if (!positiveInt(input.metaverseObjectTypeId))
-      errors.add('metaverseObjectTypeId', 'metaverseObjectTypeId is required and must be a positive whole number.');
-    if (!positiveInt(input.metaverseAttributeId))
-      errors.add('metaverseAttributeId', 'metaverseAttributeId is required and must be a positive whole number.');
-    if (!Array.isArray(input.mappingIds)) errors.add('mappingIds', 'mappingIds must be an array of mapping ids, highest priority first.');
-    errors.throwIfAny();
-    const typeId = input.metaverseObjectTypeId as number;
-    const attributeId = input.metaverseAttributeId as number;
-    const mappingIds = input.mappingIds as unknown[];
+    const errors = new ValidationErrorCollector();
+    const { metaverseObjectTypeId: typeId, metaverseAttributeId: attributeId, mappingIds } = input;
 
     return this.ds.transaction(async (m) => {
       const type = await this.requireType(m, typeId, errors);
@@ -105,17 +96,11 @@ export class AttributePrioritiesService {
     });
   }
 
-  private queryId(raw: unknown, field: string, errors: FieldErrors): number | undefined {
-    if (raw === undefined || raw === '') return undefined;
-    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d{1,10}$/.test(raw) ? Number(raw) : NaN;
-    if (!positiveInt(n)) {
-      errors.add(field, `${field} must be a positive whole number.`);
-      return undefined;
-    }
-    return n;
-  }
-
-  private async requireType(m: EntityManager, id: number, errors: FieldErrors): Promise<{ id: number; name: string } | undefined> {
+  private async requireType(
+    m: EntityManager,
+    id: number,
+    errors: ValidationErrorCollector,
+  ): Promise<{ id: number; name: string } | undefined> {
     const type = await new SyncRuleSchemaStore(m).mvObjectType(id);
     if (!type) errors.add('metaverseObjectTypeId', `Metaverse object type ${id} does not exist.`);
     return type ?? undefined;
@@ -125,7 +110,7 @@ export class AttributePrioritiesService {
     m: EntityManager,
     id: number,
     typeId: number | undefined,
-    errors: FieldErrors,
+    errors: ValidationErrorCollector,
   ): Promise<{ id: number; name: string } | undefined> {
     const attribute = await new SyncRuleSchemaStore(m).mvAttributeOfType(id, typeId);
     if (!attribute) errors.add('metaverseAttributeId', `Metaverse attribute ${id} does not exist.`);

@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ActivityOperationType, ActivityTargetType, AttributeDataType, checkCompleteOrder, DomainError, placeAt } from '@meridian/domain';
+import {
+  ActivityOperationType,
+  ActivityTargetType,
+  AttributeDataType,
+  checkCompleteOrder,
+  DomainError,
+  placeAt,
+  ValidationErrorCollector,
+} from '@meridian/domain';
 import { MatchingRuleStore, SyncRuleMatchingRuleEntity } from '@meridian/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
@@ -8,22 +16,29 @@ import { Initiator } from '../activities/initiator';
 import { backfillAttributeLookups, lockLookupSchemaExclusive } from '../metaverse/metaverse-lookups';
 import {
   childNotFound,
-  FieldErrors,
   isImport,
   loadRuleContext,
   markFullSyncRequired,
-  positiveInt,
   recordRuleActivity,
   requireRule,
   RuleContext,
 } from './sync-rule.support';
 import { loadMatchingRuleViews, MatchingRuleView } from './sync-rule.views';
 
+/** A matching rule as the request gives it; an update sends only what changes. */
 export interface MatchingRuleInput {
-  connectedSystemAttributeIds?: unknown;
-  metaverseAttributeId?: unknown;
-  caseSensitive?: unknown;
-  order?: unknown;
+  /** 1 to 10 positive ids; whether they are distinct attributes of the rule's type is checked here. */
+  connectedSystemAttributeIds?: number[];
+  metaverseAttributeId?: number;
+  caseSensitive?: boolean;
+  /** The 1-based position in evaluation order; absent or null: last (create) or unchanged (update). */
+  order?: number | null;
+}
+
+/** A new matching rule: both sides are required. */
+export interface NewMatchingRuleInput extends MatchingRuleInput {
+  connectedSystemAttributeIds: number[];
+  metaverseAttributeId: number;
 }
 
 /** Metaverse attribute types that have lookup rows (metaverse_object_lookup) and so can be matched on by index. */
@@ -36,8 +51,6 @@ export const MATCHABLE_TYPES: readonly AttributeDataType[] = [
 ];
 /** Connected-system attribute types whose values can be compared with a metaverse value. */
 const MATCHABLE_CS_TYPES: readonly AttributeDataType[] = [...MATCHABLE_TYPES, AttributeDataType.Decimal, AttributeDataType.DateTime];
-const MAX_SOURCE_ATTRIBUTES = 10;
-/** Lookup values are lower-cased and cut to this length (the format of MetaverseObjectsWriter). */
 
 /**
  * Ordered matching rules of import sync rules (DOMAIN.md §2.2.3): connected-system attribute(s) → a
@@ -63,14 +76,14 @@ export class MatchingRulesService {
     return view;
   }
 
-  async create(syncRuleId: number, input: MatchingRuleInput, initiator: Initiator): Promise<MatchingRuleView> {
+  async create(syncRuleId: number, input: NewMatchingRuleInput, initiator: Initiator): Promise<MatchingRuleView> {
     return this.ds.transaction(async (m) => {
       const ctx = await this.importRule(m, syncRuleId);
-      const errors = new FieldErrors();
-      const csIds = this.checkSourceAttributes(ctx, input.connectedSystemAttributeIds, true, errors);
-      const mvId = this.checkTargetAttribute(ctx, input.metaverseAttributeId, true, errors);
-      const caseSensitive = this.checkBoolean(input.caseSensitive, 'caseSensitive', errors);
-      const order = this.checkOrder(input.order, errors);
+      const errors = new ValidationErrorCollector();
+      const csIds = this.checkSourceAttributes(ctx, input.connectedSystemAttributeIds, errors);
+      const mvId = this.checkTargetAttribute(ctx, input.metaverseAttributeId, errors);
+      const { caseSensitive } = input;
+      const order = input.order ?? undefined;
       errors.throwIfAny();
       await this.refuseDuplicate(m, syncRuleId, csIds!, mvId!, null);
 
@@ -100,11 +113,15 @@ export class MatchingRulesService {
       const ctx = await this.importRule(m, syncRuleId);
       const rule = await m.getRepository(SyncRuleMatchingRuleEntity).findOneBy({ id, syncRuleId });
       if (!rule) throw childNotFound('Matching rule', id, syncRuleId);
-      const errors = new FieldErrors();
-      const csIds = this.checkSourceAttributes(ctx, input.connectedSystemAttributeIds, false, errors);
-      const mvId = this.checkTargetAttribute(ctx, input.metaverseAttributeId, false, errors);
-      const caseSensitive = this.checkBoolean(input.caseSensitive, 'caseSensitive', errors);
-      const order = this.checkOrder(input.order, errors);
+      const errors = new ValidationErrorCollector();
+      const csIds =
+        input.connectedSystemAttributeIds === undefined
+          ? undefined
+          : this.checkSourceAttributes(ctx, input.connectedSystemAttributeIds, errors);
+      const mvId =
+        input.metaverseAttributeId === undefined ? undefined : this.checkTargetAttribute(ctx, input.metaverseAttributeId, errors);
+      const { caseSensitive } = input;
+      const order = input.order ?? undefined;
       errors.throwIfAny();
 
       const changed: string[] = [];
@@ -149,13 +166,11 @@ export class MatchingRulesService {
   }
 
   /** Sets the evaluation order: `matchingRuleIds` must list every matching rule of the rule exactly once. */
-  async reorder(syncRuleId: number, matchingRuleIds: unknown, initiator: Initiator): Promise<MatchingRuleView[]> {
+  async reorder(syncRuleId: number, matchingRuleIds: readonly unknown[], initiator: Initiator): Promise<MatchingRuleView[]> {
     return this.ds.transaction(async (m) => {
       const ctx = await this.importRule(m, syncRuleId);
       const store = new MatchingRuleStore(m);
       const current = await store.orderedIds(syncRuleId);
-      if (!Array.isArray(matchingRuleIds))
-        throw DomainError.validation('matchingRuleIds', 'matchingRuleIds must be an array of matching rule ids.');
       const problems = checkCompleteOrder(
         current,
         matchingRuleIds,
@@ -198,26 +213,17 @@ export class MatchingRulesService {
     return ctx;
   }
 
-  private checkSourceAttributes(ctx: RuleContext, raw: unknown, required: boolean, errors: FieldErrors): number[] | undefined {
+  /** The ids when each names a distinct, selected, comparable attribute of the rule's object type. */
+  private checkSourceAttributes(ctx: RuleContext, ids: number[], errors: ValidationErrorCollector): number[] | undefined {
     const field = 'connectedSystemAttributeIds';
-    if (raw === undefined && !required) return undefined;
-    if (!Array.isArray(raw) || raw.length === 0) {
-      errors.add(field, `${field} must list at least one connected system attribute id.`);
-      return undefined;
-    }
-    if (raw.length > MAX_SOURCE_ATTRIBUTES) {
-      errors.add(field, `${field} can list at most ${MAX_SOURCE_ATTRIBUTES} attributes.`);
-      return undefined;
-    }
     let ok = true;
-    raw.forEach((id, i) => {
+    ids.forEach((id, i) => {
       const path = `${field}[${i}]`;
       const fail = (message: string) => {
         errors.add(path, message);
         ok = false;
       };
-      if (!positiveInt(id)) return fail(`${path} must be a positive whole number.`);
-      if (raw.indexOf(id) !== i) return fail(`Attribute ${id} is listed more than once.`);
+      if (ids.indexOf(id) !== i) return fail(`Attribute ${id} is listed more than once.`);
       const attribute = ctx.csAttributes.get(id);
       if (!attribute) return fail(`Connected system attribute ${id} is not an attribute of the object type "${ctx.csTypeName}".`);
       if (!attribute.selected)
@@ -227,16 +233,12 @@ export class MatchingRulesService {
           `"${attribute.name}" is ${attribute.type}: matching compares values of String, Text, Guid, Integer, LongNumber, Decimal or DateTime attributes.`,
         );
     });
-    return ok ? (raw as number[]) : undefined;
+    return ok ? ids : undefined;
   }
 
-  private checkTargetAttribute(ctx: RuleContext, raw: unknown, required: boolean, errors: FieldErrors): number | undefined {
+  /** The id when it names an indexable attribute of the rule's metaverse object type. */
+  private checkTargetAttribute(ctx: RuleContext, raw: number, errors: ValidationErrorCollector): number | undefined {
     const field = 'metaverseAttributeId';
-    if (raw === undefined && !required) return undefined;
-    if (!positiveInt(raw)) {
-      errors.add(field, `${field} is required and must be a positive whole number.`);
-      return undefined;
-    }
     const attribute = ctx.mvAttributes.get(raw);
     if (!attribute) {
       errors.add(field, `Metaverse attribute ${raw} is not an attribute of the metaverse object type "${ctx.mvTypeName}".`);
@@ -247,25 +249,6 @@ export class MatchingRulesService {
         field,
         `"${attribute.name}" is ${attribute.type}: matching needs a String, Text, Guid, Integer or LongNumber metaverse attribute (one that can be indexed).`,
       );
-      return undefined;
-    }
-    return raw;
-  }
-
-  private checkBoolean(raw: unknown, field: string, errors: FieldErrors): boolean | undefined {
-    if (raw === undefined) return undefined;
-    if (typeof raw !== 'boolean') {
-      errors.add(field, `${field} must be true or false.`);
-      return undefined;
-    }
-    return raw;
-  }
-
-  /** `order` is the 1-based position (1 = tried first); past the end means last. */
-  private checkOrder(raw: unknown, errors: FieldErrors): number | undefined {
-    if (raw === undefined || raw === null) return undefined;
-    if (!positiveInt(raw)) {
-      errors.add('order', 'order must be a whole number of at least 1 (1 = tried first).');
       return undefined;
     }
     return raw;

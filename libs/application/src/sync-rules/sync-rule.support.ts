@@ -1,4 +1,4 @@
-import { ActivityOperationType, ActivityTargetType, DomainError, ErrorCode, SyncRuleDirection, ValidationErrors } from '@meridian/domain';
+import { ActivityOperationType, ActivityTargetType, DomainError, ErrorCode, SyncRuleDirection } from '@meridian/domain';
 import {
   ActivityEntity,
   SyncRuleCsAttributeRow,
@@ -125,22 +125,4 @@ export function sameJson(a: unknown, b: unknown): boolean {
     return v;
   };
   return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
-}
-
-/** Field errors gathered before they are thrown together (like ValidationErrorCollector, but readable). */
-export class FieldErrors {
-  readonly errors: ValidationErrors = {};
-
-  add(field: string, message: string): this {
-    (this.errors[field] ??= []).push(message);
-    return this;
-  }
-
-  get hasErrors(): boolean {
-    return Object.keys(this.errors).length > 0;
-  }
-
-  throwIfAny(): void {
-    if (this.hasErrors) throw DomainError.validationMany(this.errors);
-  }
 }
