@@ -120,6 +120,7 @@ describe('expression playground (/api/v1/synchronisation/test-expression) and fu
     ['a malformed $date', { expression: '1', cs: { d: { $date: 'yesterday' } } }, 'cs.d'],
     ['names that differ only in case', { expression: '1', cs: { a: 1, A: 2 } }, 'cs'],
     ['a malformed now', { expression: 'Now()', now: 'noon' }, 'now'],
+    ['now as a number', { expression: 'Now()', now: 1_700_000_000_000 }, 'now'],
     ['an unknown field', { expression: '1', syncRuleId: 3 }, 'syncRuleId'],
   ])('refuses %s (400)', async (_label, body, field) => {
     expectValidation(await test(body), field);

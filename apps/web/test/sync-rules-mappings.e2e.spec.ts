@@ -306,6 +306,8 @@ describe('sync rule mappings (spec 4.8) and attribute priority', () => {
         /Import rules read connected system attributes/,
       ],
       ['empty sources', () => importBody({ sources: [] }), 'sources', /at least one source/],
+      ['enabled as null', () => importBody({ enabled: null }), 'enabled', /true or false/],
+      ['a priority past the largest id', () => importBody({ priority: 2 ** 31 }), 'priority', /at least 1/],
       ['missing sources', () => ({ targetMetaverseAttributeId: user.attributes.Department }), 'sources', /at least one source/],
       [
         'a source with neither an attribute nor an expression',

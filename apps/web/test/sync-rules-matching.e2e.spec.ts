@@ -221,6 +221,18 @@ describe('matching rules of import sync rules', () => {
     ],
     ['missing attributes', () => ({ metaverseAttributeId: user.attributes.Email }), 'connectedSystemAttributeIds', /at least one/],
     [
+      'an attribute id of 0',
+      () => ({ connectedSystemAttributeIds: [0], metaverseAttributeId: user.attributes.Email }),
+      'connectedSystemAttributeIds',
+      /positive whole number/,
+    ],
+    [
+      'more than 10 attributes',
+      () => ({ connectedSystemAttributeIds: Array.from({ length: 11 }, (_, i) => i + 1), metaverseAttributeId: user.attributes.Email }),
+      'connectedSystemAttributeIds',
+      /at most 10/,
+    ],
+    [
       'an attribute of another object type',
       () => ({ connectedSystemAttributeIds: [hr.types.other.attributes.code], metaverseAttributeId: user.attributes.Email }),
       'connectedSystemAttributeIds[0]',

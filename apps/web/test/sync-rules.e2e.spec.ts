@@ -183,6 +183,8 @@ describe('sync rules (/api/v1/synchronisation/sync-rules)', () => {
       ['an unknown field', { colour: 'blue' }, 'colour'],
       ['a string id', { connectedSystemId: '1' }, 'connectedSystemId'],
       ['scoping criteria that are not an array', { scopingCriteria: { type: 'All' } }, 'scopingCriteria'],
+      ['enabled as null', { enabled: null }, 'enabled'],
+      ['projectToMetaverse that is not a boolean', { projectToMetaverse: 'yes' }, 'projectToMetaverse'],
     ])('refuses %s (400 naming the field)', async (_label, overrides, field) => {
       expectValidation(await call('post', BASE, importRule(overrides)), field);
     });

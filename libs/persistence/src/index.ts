@@ -22,3 +22,4 @@ export * from './certificates';
 export * from './probes';
 export * from './metaverse';
 export * from './connected-systems';
+export * from './sync-rules';

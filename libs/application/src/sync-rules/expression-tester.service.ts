@@ -9,15 +9,16 @@ import {
   formatExpressionValue,
   listExpressionFunctions,
   parseDateTime,
+  ValidationErrorCollector,
 } from '@meridian/domain';
-import { FieldErrors } from './sync-rule.support';
 import { MappingExpressions } from './mapping-expressions';
 
+/** An expression to try, sample attribute values by name (checked and converted here), and the clock Now() reads. */
 export interface TestExpressionInput {
-  expression?: unknown;
-  mv?: unknown;
-  cs?: unknown;
-  now?: unknown;
+  expression: string;
+  mv?: Record<string, unknown> | null;
+  cs?: Record<string, unknown> | null;
+  now?: Date | null;
 }
 
 export type ExpressionResultType = 'text' | 'number' | 'boolean' | 'date' | 'list' | 'null';
@@ -66,19 +67,13 @@ export class ExpressionTesterService {
   }
 
   test(input: TestExpressionInput): TestExpressionResult {
-    const errors = new FieldErrors();
-    if (typeof input.expression !== 'string' || input.expression.trim() === '')
-      errors.add('expression', 'expression is required: the text of an expression, e.g. Upper(cs["sn"]).');
+    const errors = new ValidationErrorCollector();
     const mv = this.context(input.mv, 'mv', errors);
     const cs = this.context(input.cs, 'cs', errors);
-    let now: Date | undefined;
-    if (input.now !== undefined && input.now !== null) {
-      now = typeof input.now === 'string' ? (parseDateTime(input.now) ?? undefined) : undefined;
-      if (!now) errors.add('now', 'now must be an ISO 8601 date-time, e.g. 2025-01-31T08:00:00Z (Now() and Today() read it).');
-    }
+    const now = input.now ?? undefined;
     errors.throwIfAny();
 
-    const compiled = this.expressions.compile(input.expression as string);
+    const compiled = this.expressions.compile(input.expression);
     if (!compiled.ok) throw expressionValidationError(compiled.error, 'expression');
     const expression = compiled.expression;
     const context = { mv, cs };
@@ -89,7 +84,7 @@ export class ExpressionTesterService {
       deterministic: expression.deterministic,
     };
     try {
-      const value = expression.evaluate(context, now ? { now: () => now! } : undefined);
+      const value = expression.evaluate(context, now ? { now: () => now } : undefined);
       return { result: toJson(value), resultType: resultType(value), resultText: formatExpressionValue(value), ...base, error: null };
     } catch (e) {
       if (!(e instanceof ExpressionError)) throw e;
@@ -112,13 +107,13 @@ export class ExpressionTesterService {
    * Sample attribute values by name: text, numbers, booleans, null, lists of those, and dates written
    * `{ "$date": "2025-01-31T08:00:00Z" }` (JSON has no date type).
    */
-  private context(raw: unknown, field: 'mv' | 'cs', errors: FieldErrors): AttributeValues | undefined {
+  private context(
+    raw: Record<string, unknown> | null | undefined,
+    field: 'mv' | 'cs',
+    errors: ValidationErrorCollector,
+  ): AttributeValues | undefined {
     if (raw === undefined || raw === null) return undefined;
-    if (typeof raw !== 'object' || Array.isArray(raw)) {
-      errors.add(field, `${field} must be an object of attribute name → value.`);
-      return undefined;
-    }
-    const entries = Object.entries(raw as Record<string, unknown>);
+    const entries = Object.entries(raw);
     if (entries.length > MAX_TEST_ATTRIBUTES) {
       errors.add(field, `${field} can hold at most ${MAX_TEST_ATTRIBUTES} attributes.`);
       return undefined;

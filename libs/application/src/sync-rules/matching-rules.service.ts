@@ -1,34 +1,48 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ActivityOperationType, ActivityTargetType, AttributeDataType, checkCompleteOrder, DomainError, placeAt } from '@meridian/domain';
-import { SyncRuleMatchingRuleEntity } from '@meridian/persistence';
+import {
+  ActivityOperationType,
+  ActivityTargetType,
+  AttributeDataType,
+  checkCompleteOrder,
+  DomainError,
+  placeAt,
+  ValidationErrorCollector,
+} from '@meridian/domain';
+import { MatchingRuleStore, SyncRuleMatchingRuleEntity } from '@meridian/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
 import { backfillAttributeLookups, lockLookupSchemaExclusive } from '../metaverse/metaverse-lookups';
 import {
   childNotFound,
-  FieldErrors,
   isImport,
   loadRuleContext,
   markFullSyncRequired,
-  positiveInt,
   recordRuleActivity,
   requireRule,
-  returnedRows,
   RuleContext,
 } from './sync-rule.support';
 import { loadMatchingRuleViews, MatchingRuleView } from './sync-rule.views';
 
+/** A matching rule as the request gives it; an update sends only what changes. */
 export interface MatchingRuleInput {
-  connectedSystemAttributeIds?: unknown;
-  metaverseAttributeId?: unknown;
-  caseSensitive?: unknown;
-  order?: unknown;
+  /** 1 to 10 positive ids; whether they are distinct attributes of the rule's type is checked here. */
+  connectedSystemAttributeIds?: number[];
+  metaverseAttributeId?: number;
+  caseSensitive?: boolean;
+  /** The 1-based position in evaluation order; absent or null: last (create) or unchanged (update). */
+  order?: number | null;
+}
+
+/** A new matching rule: both sides are required. */
+export interface NewMatchingRuleInput extends MatchingRuleInput {
+  connectedSystemAttributeIds: number[];
+  metaverseAttributeId: number;
 }
 
 /** Metaverse attribute types that have lookup rows (metaverse_object_lookup) and so can be matched on by index. */
-export const MATCHABLE_TYPES: readonly string[] = [
+export const MATCHABLE_TYPES: readonly AttributeDataType[] = [
   AttributeDataType.String,
   AttributeDataType.Text,
   AttributeDataType.Guid,
@@ -36,9 +50,7 @@ export const MATCHABLE_TYPES: readonly string[] = [
   AttributeDataType.LongNumber,
 ];
 /** Connected-system attribute types whose values can be compared with a metaverse value. */
-const MATCHABLE_CS_TYPES: readonly string[] = [...MATCHABLE_TYPES, AttributeDataType.Decimal, AttributeDataType.DateTime];
-const MAX_SOURCE_ATTRIBUTES = 10;
-/** Lookup values are lower-cased and cut to this length (the format of MetaverseObjectsWriter). */
+const MATCHABLE_CS_TYPES: readonly AttributeDataType[] = [...MATCHABLE_TYPES, AttributeDataType.Decimal, AttributeDataType.DateTime];
 
 /**
  * Ordered matching rules of import sync rules (DOMAIN.md §2.2.3): connected-system attribute(s) → a
@@ -64,14 +76,14 @@ export class MatchingRulesService {
     return view;
   }
 
-  async create(syncRuleId: number, input: MatchingRuleInput, initiator: Initiator): Promise<MatchingRuleView> {
+  async create(syncRuleId: number, input: NewMatchingRuleInput, initiator: Initiator): Promise<MatchingRuleView> {
     return this.ds.transaction(async (m) => {
       const ctx = await this.importRule(m, syncRuleId);
-      const errors = new FieldErrors();
-      const csIds = this.checkSourceAttributes(ctx, input.connectedSystemAttributeIds, true, errors);
-      const mvId = this.checkTargetAttribute(ctx, input.metaverseAttributeId, true, errors);
-      const caseSensitive = this.checkBoolean(input.caseSensitive, 'caseSensitive', errors);
-      const order = this.checkOrder(input.order, errors);
+      const errors = new ValidationErrorCollector();
+      const csIds = this.checkSourceAttributes(ctx, input.connectedSystemAttributeIds, errors);
+      const mvId = this.checkTargetAttribute(ctx, input.metaverseAttributeId, errors);
+      const { caseSensitive } = input;
+      const order = input.order ?? undefined;
       errors.throwIfAny();
       await this.refuseDuplicate(m, syncRuleId, csIds!, mvId!, null);
 
@@ -82,7 +94,8 @@ export class MatchingRulesService {
         caseSensitive: caseSensitive ?? false,
         order: 0,
       });
-      await this.writeOrder(m, placeAt(await this.orderedIds(m, syncRuleId, saved.id), saved.id, order));
+      const store = new MatchingRuleStore(m);
+      await store.writeOrder(placeAt(await store.orderedIds(syncRuleId, saved.id), saved.id, order));
       const indexed = await this.ensureIndexed(m, ctx, mvId!);
       await markFullSyncRequired(m, ctx.rule.connectedSystemId);
       const view = await this.get(syncRuleId, saved.id, m);
@@ -100,11 +113,15 @@ export class MatchingRulesService {
       const ctx = await this.importRule(m, syncRuleId);
       const rule = await m.getRepository(SyncRuleMatchingRuleEntity).findOneBy({ id, syncRuleId });
       if (!rule) throw childNotFound('Matching rule', id, syncRuleId);
-      const errors = new FieldErrors();
-      const csIds = this.checkSourceAttributes(ctx, input.connectedSystemAttributeIds, false, errors);
-      const mvId = this.checkTargetAttribute(ctx, input.metaverseAttributeId, false, errors);
-      const caseSensitive = this.checkBoolean(input.caseSensitive, 'caseSensitive', errors);
-      const order = this.checkOrder(input.order, errors);
+      const errors = new ValidationErrorCollector();
+      const csIds =
+        input.connectedSystemAttributeIds === undefined
+          ? undefined
+          : this.checkSourceAttributes(ctx, input.connectedSystemAttributeIds, errors);
+      const mvId =
+        input.metaverseAttributeId === undefined ? undefined : this.checkTargetAttribute(ctx, input.metaverseAttributeId, errors);
+      const { caseSensitive } = input;
+      const order = input.order ?? undefined;
       errors.throwIfAny();
 
       const changed: string[] = [];
@@ -123,7 +140,8 @@ export class MatchingRulesService {
       if (changed.some((c) => c !== 'caseSensitive'))
         await this.refuseDuplicate(m, syncRuleId, rule.connectedSystemAttributeIds, rule.metaverseAttributeId, id);
       if (changed.length) await m.getRepository(SyncRuleMatchingRuleEntity).save(rule);
-      if (order !== undefined && (await this.writeOrder(m, placeAt(await this.orderedIds(m, syncRuleId), id, order))))
+      const store = new MatchingRuleStore(m);
+      if (order !== undefined && (await store.writeOrder(placeAt(await store.orderedIds(syncRuleId), id, order))) > 0)
         changed.push('order');
       const indexed = changed.includes('metaverseAttributeId') ? await this.ensureIndexed(m, ctx, rule.metaverseAttributeId) : {};
       const view = await this.get(syncRuleId, id, m);
@@ -140,19 +158,19 @@ export class MatchingRulesService {
       const ctx = await this.importRule(m, syncRuleId);
       const view = await this.get(syncRuleId, id, m);
       await m.getRepository(SyncRuleMatchingRuleEntity).delete({ id });
-      await this.writeOrder(m, await this.orderedIds(m, syncRuleId));
+      const store = new MatchingRuleStore(m);
+      await store.writeOrder(await store.orderedIds(syncRuleId));
       await markFullSyncRequired(m, ctx.rule.connectedSystemId);
       await this.record(m, ctx, initiator, ActivityOperationType.Delete, view, {});
     });
   }
 
   /** Sets the evaluation order: `matchingRuleIds` must list every matching rule of the rule exactly once. */
-  async reorder(syncRuleId: number, matchingRuleIds: unknown, initiator: Initiator): Promise<MatchingRuleView[]> {
+  async reorder(syncRuleId: number, matchingRuleIds: readonly unknown[], initiator: Initiator): Promise<MatchingRuleView[]> {
     return this.ds.transaction(async (m) => {
       const ctx = await this.importRule(m, syncRuleId);
-      const current = await this.orderedIds(m, syncRuleId);
-      if (!Array.isArray(matchingRuleIds))
-        throw DomainError.validation('matchingRuleIds', 'matchingRuleIds must be an array of matching rule ids.');
+      const store = new MatchingRuleStore(m);
+      const current = await store.orderedIds(syncRuleId);
       const problems = checkCompleteOrder(
         current,
         matchingRuleIds,
@@ -160,7 +178,7 @@ export class MatchingRulesService {
         `matching rules of sync rule ${syncRuleId} (${current.join(', ') || 'none'})`,
       );
       if (Object.keys(problems).length) throw DomainError.validationMany(problems);
-      const changed = await this.writeOrder(m, matchingRuleIds as number[]);
+      const changed = (await store.writeOrder(matchingRuleIds as number[])) > 0;
       const views = await loadMatchingRuleViews(m, syncRuleId);
       if (changed) {
         await markFullSyncRequired(m, ctx.rule.connectedSystemId);
@@ -195,26 +213,17 @@ export class MatchingRulesService {
     return ctx;
   }
 
-  private checkSourceAttributes(ctx: RuleContext, raw: unknown, required: boolean, errors: FieldErrors): number[] | undefined {
+  /** The ids when each names a distinct, selected, comparable attribute of the rule's object type. */
+  private checkSourceAttributes(ctx: RuleContext, ids: number[], errors: ValidationErrorCollector): number[] | undefined {
     const field = 'connectedSystemAttributeIds';
-    if (raw === undefined && !required) return undefined;
-    if (!Array.isArray(raw) || raw.length === 0) {
-      errors.add(field, `${field} must list at least one connected system attribute id.`);
-      return undefined;
-    }
-    if (raw.length > MAX_SOURCE_ATTRIBUTES) {
-      errors.add(field, `${field} can list at most ${MAX_SOURCE_ATTRIBUTES} attributes.`);
-      return undefined;
-    }
     let ok = true;
-    raw.forEach((id, i) => {
+    ids.forEach((id, i) => {
       const path = `${field}[${i}]`;
       const fail = (message: string) => {
         errors.add(path, message);
         ok = false;
       };
-      if (!positiveInt(id)) return fail(`${path} must be a positive whole number.`);
-      if (raw.indexOf(id) !== i) return fail(`Attribute ${id} is listed more than once.`);
+      if (ids.indexOf(id) !== i) return fail(`Attribute ${id} is listed more than once.`);
       const attribute = ctx.csAttributes.get(id);
       if (!attribute) return fail(`Connected system attribute ${id} is not an attribute of the object type "${ctx.csTypeName}".`);
       if (!attribute.selected)
@@ -224,16 +233,12 @@ export class MatchingRulesService {
           `"${attribute.name}" is ${attribute.type}: matching compares values of String, Text, Guid, Integer, LongNumber, Decimal or DateTime attributes.`,
         );
     });
-    return ok ? (raw as number[]) : undefined;
+    return ok ? ids : undefined;
   }
 
-  private checkTargetAttribute(ctx: RuleContext, raw: unknown, required: boolean, errors: FieldErrors): number | undefined {
+  /** The id when it names an indexable attribute of the rule's metaverse object type. */
+  private checkTargetAttribute(ctx: RuleContext, raw: number, errors: ValidationErrorCollector): number | undefined {
     const field = 'metaverseAttributeId';
-    if (raw === undefined && !required) return undefined;
-    if (!positiveInt(raw)) {
-      errors.add(field, `${field} is required and must be a positive whole number.`);
-      return undefined;
-    }
     const attribute = ctx.mvAttributes.get(raw);
     if (!attribute) {
       errors.add(field, `Metaverse attribute ${raw} is not an attribute of the metaverse object type "${ctx.mvTypeName}".`);
@@ -249,25 +254,6 @@ export class MatchingRulesService {
     return raw;
   }
 
-  private checkBoolean(raw: unknown, field: string, errors: FieldErrors): boolean | undefined {
-    if (raw === undefined) return undefined;
-    if (typeof raw !== 'boolean') {
-      errors.add(field, `${field} must be true or false.`);
-      return undefined;
-    }
-    return raw;
-  }
-
-  /** `order` is the 1-based position (1 = tried first); past the end means last. */
-  private checkOrder(raw: unknown, errors: FieldErrors): number | undefined {
-    if (raw === undefined || raw === null) return undefined;
-    if (!positiveInt(raw)) {
-      errors.add('order', 'order must be a whole number of at least 1 (1 = tried first).');
-      return undefined;
-    }
-    return raw;
-  }
-
   private async refuseDuplicate(
     m: EntityManager,
     syncRuleId: number,
@@ -275,30 +261,8 @@ export class MatchingRulesService {
     mvId: number,
     exceptId: number | null,
   ): Promise<void> {
-    const [clash] = await m.query(
-      `SELECT id FROM sync_rule_matching_rule WHERE sync_rule_id = $1 AND connected_system_attribute_ids = $2::int[] AND metaverse_attribute_id = $3 AND id <> $4`,
-      [syncRuleId, [...csIds], mvId, exceptId ?? 0],
-    );
-    if (clash) throw DomainError.validation('metaverseAttributeId', `Matching rule ${clash.id} already matches these attributes.`);
-  }
-
-  private async orderedIds(m: EntityManager, syncRuleId: number, excludeId?: number): Promise<number[]> {
-    const rows: Array<{ id: number }> = await m.query(
-      `SELECT id FROM sync_rule_matching_rule WHERE sync_rule_id = $1 AND id <> $2 ORDER BY "order", id`,
-      [syncRuleId, excludeId ?? 0],
-    );
-    return rows.map((r) => r.id);
-  }
-
-  /** Numbers the matching rules 1..n in the given order; true when any position changed. */
-  private async writeOrder(m: EntityManager, ids: readonly number[]): Promise<boolean> {
-    if (!ids.length) return false;
-    const rows = await m.query(
-      `UPDATE sync_rule_matching_rule x SET "order" = o.ord::int FROM unnest($1::int[]) WITH ORDINALITY AS o(id, ord)
-        WHERE x.id = o.id AND x."order" IS DISTINCT FROM o.ord::int RETURNING x.id`,
-      [[...ids]],
-    );
-    return returnedRows(rows).length > 0;
+    const clash = await new MatchingRuleStore(m).sameAttributes(syncRuleId, csIds, mvId, exceptId);
+    if (clash !== null) throw DomainError.validation('metaverseAttributeId', `Matching rule ${clash} already matches these attributes.`);
   }
 
   /**
@@ -308,16 +272,11 @@ export class MatchingRulesService {
    */
   private async ensureIndexed(m: EntityManager, ctx: RuleContext, attributeId: number): Promise<Record<string, unknown>> {
     await lockLookupSchemaExclusive(m);
-    const updated = returnedRows<{ id: number; name: string }>(
-      await m.query(
-        `UPDATE metaverse_attribute SET is_indexed = true, last_updated = now() WHERE id = $1 AND NOT is_indexed AND type = ANY($2::text[]) RETURNING id, name`,
-        [attributeId, [...MATCHABLE_TYPES]],
-      ),
-    );
-    if (!updated.length) return {};
+    const name = await new MatchingRuleStore(m).indexAttribute(attributeId, MATCHABLE_TYPES);
+    if (name === null) return {};
     const rows = await backfillAttributeLookups(m, attributeId);
     ctx.mvAttributes.get(attributeId)!.isIndexed = true;
-    return { indexedMetaverseAttribute: { id: attributeId, name: updated[0].name, lookupRowsWritten: rows } };
+    return { indexedMetaverseAttribute: { id: attributeId, name, lookupRowsWritten: rows } };
   }
 
   private async record(

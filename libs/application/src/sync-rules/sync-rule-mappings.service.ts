@@ -1,25 +1,30 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ActivityOperationType, AttributeDataType, deriveMappingSourceType, MappingSourceType, placeAt } from '@meridian/domain';
-import { SyncRuleMappingEntity, SyncRuleMappingSourceEntity } from '@meridian/persistence';
+import {
+  ActivityOperationType,
+  AttributeDataType,
+  deriveMappingSourceType,
+  MappingSourceType,
+  placeAt,
+  SyncRuleDirection,
+  ValidationErrorCollector,
+} from '@meridian/domain';
+import {
+  AttributePriorityStore,
+  PriorityGroup,
+  SyncRuleMappingEntity,
+  SyncRuleMappingSourceEntity,
+  SyncRuleMappingStore,
+} from '@meridian/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
-import {
-  compactPriorityGroup,
-  lockPriorityGroups,
-  PriorityGroup,
-  priorityGroupMappingIds,
-  writePriorityOrder,
-} from './attribute-priority.store';
 import { ExpressionSchema, FieldExpressionError, MappingExpressions, mappingValidationError } from './mapping-expressions';
 import {
   childNotFound,
-  FieldErrors,
   isImport,
   loadRuleContext,
   markFullSyncRequired,
-  positiveInt,
   recordRuleActivity,
   requireRule,
   RuleContext,
@@ -27,22 +32,32 @@ import {
 } from './sync-rule.support';
 import { loadMappingViews, MappingView } from './sync-rule.views';
 
+/** A source as the request gives it; which attribute it may read depends on the rule's direction. */
 export interface MappingSourceInput {
-  order?: unknown;
-  connectedSystemAttributeId?: unknown;
-  metaverseAttributeId?: unknown;
-  expression?: unknown;
+  order?: number | null;
+  connectedSystemAttributeId?: number | null;
+  metaverseAttributeId?: number | null;
+  expression?: string | null;
 }
 
-/** A mapping as a client sends it (spec 4.8 create body plus Meridian's extensions). */
+/**
+ * A mapping as the request gives it (spec 4.8 create body plus Meridian's extensions); an update sends
+ * only what changes. Which target, and which of the flags, apply depends on the rule's direction.
+ */
 export interface MappingInput {
-  targetMetaverseAttributeId?: unknown;
-  targetConnectedSystemAttributeId?: unknown;
-  sources?: unknown;
-  priority?: unknown;
-  nullIsValue?: unknown;
-  initialExportOnly?: unknown;
-  enabled?: unknown;
+  targetMetaverseAttributeId?: number | null;
+  targetConnectedSystemAttributeId?: number | null;
+  /** 1 to MAX_MAPPING_SOURCES sources; when given on an update, they replace every source. */
+  sources?: MappingSourceInput[];
+  priority?: number | null;
+  nullIsValue?: boolean;
+  initialExportOnly?: boolean;
+  enabled?: boolean;
+}
+
+/** A new mapping: its sources are required. */
+export interface NewMappingInput extends MappingInput {
+  sources: MappingSourceInput[];
 }
 
 interface SourceFields {
@@ -76,21 +91,22 @@ export class SyncRuleMappingsService {
     return view;
   }
 
-  async create(syncRuleId: number, input: MappingInput, initiator: Initiator): Promise<MappingView> {
+  async create(syncRuleId: number, input: NewMappingInput, initiator: Initiator): Promise<MappingView> {
     return this.ds.transaction(async (m) => {
       const ctx = await loadRuleContext(m, syncRuleId, true);
       const imports = isImport(ctx.rule);
-      const errors = new FieldErrors();
+      const errors = new ValidationErrorCollector();
       const expressionErrors: FieldExpressionError[] = [];
       const target = await this.checkTarget(m, ctx, input, true, null, errors);
       const sources = this.checkSources(ctx, input.sources, errors, expressionErrors);
       const extras = this.checkExtras(ctx, input, errors);
       if (target !== undefined && sources) this.checkReferenceTypes(ctx, target, sources, errors);
-      const invalid = mappingValidationError(errors.errors, expressionErrors);
+      const invalid = mappingValidationError(errors.byField, expressionErrors);
       if (invalid) throw invalid;
 
       const group = imports ? { metaverseObjectTypeId: ctx.rule.metaverseObjectTypeId, metaverseAttributeId: target! } : null;
-      if (group) await lockPriorityGroups(m, [group]);
+      const priorities = new AttributePriorityStore(m);
+      if (group) await priorities.lockGroups([group]);
       const saved = await m.getRepository(SyncRuleMappingEntity).save({
         syncRuleId,
         targetMetaverseAttributeId: imports ? target! : null,
@@ -101,7 +117,7 @@ export class SyncRuleMappingsService {
         priority: null,
       });
       await this.writeSources(m, saved.id, sources!);
-      if (group) await writePriorityOrder(m, placeAt(await priorityGroupMappingIds(m, group, saved.id), saved.id, extras.priority));
+      if (group) await priorities.writeOrder(placeAt(await priorities.groupMappingIds(group, saved.id), saved.id, extras.priority));
       await markFullSyncRequired(m, ctx.rule.connectedSystemId);
       const view = await this.get(syncRuleId, saved.id, m);
       await this.record(m, ctx, initiator, 'Create', view, {
@@ -119,7 +135,7 @@ export class SyncRuleMappingsService {
       const imports = isImport(ctx.rule);
       const mapping = await this.requireMapping(m, syncRuleId, mappingId);
       const before = await this.get(syncRuleId, mappingId, m);
-      const errors = new FieldErrors();
+      const errors = new ValidationErrorCollector();
       const expressionErrors: FieldExpressionError[] = [];
       const targetGiven = input.targetMetaverseAttributeId !== undefined || input.targetConnectedSystemAttributeId !== undefined;
       const target = targetGiven ? await this.checkTarget(m, ctx, input, false, mappingId, errors) : undefined;
@@ -130,7 +146,7 @@ export class SyncRuleMappingsService {
       if (targetValid && sources !== null && (targetGiven || sources !== undefined)) {
         this.checkReferenceTypes(ctx, target ?? currentTarget, sources ?? before.sources, errors);
       }
-      const invalid = mappingValidationError(errors.errors, expressionErrors);
+      const invalid = mappingValidationError(errors.byField, expressionErrors);
       if (invalid) throw invalid;
 
       const changed: string[] = [];
@@ -157,16 +173,17 @@ export class SyncRuleMappingsService {
       if (imports) {
         const oldGroup: PriorityGroup = { metaverseObjectTypeId: ctx.rule.metaverseObjectTypeId, metaverseAttributeId: currentTarget };
         const newGroup: PriorityGroup = { metaverseObjectTypeId: ctx.rule.metaverseObjectTypeId, metaverseAttributeId: newTarget };
-        await lockPriorityGroups(m, [oldGroup, newGroup]);
+        const priorities = new AttributePriorityStore(m);
+        await priorities.lockGroups([oldGroup, newGroup]);
         if (newTarget !== currentTarget) {
           mapping.priority = null;
           await m.getRepository(SyncRuleMappingEntity).save(mapping);
-          await compactPriorityGroup(m, oldGroup);
-          await writePriorityOrder(m, placeAt(await priorityGroupMappingIds(m, newGroup, mappingId), mappingId, extras.priority));
+          await priorities.compactGroup(oldGroup);
+          await priorities.writeOrder(placeAt(await priorities.groupMappingIds(newGroup, mappingId), mappingId, extras.priority));
         } else {
           await m.getRepository(SyncRuleMappingEntity).save(mapping);
           if (extras.priority !== undefined) {
-            const moved = await writePriorityOrder(m, placeAt(await priorityGroupMappingIds(m, newGroup), mappingId, extras.priority));
+            const moved = await priorities.writeOrder(placeAt(await priorities.groupMappingIds(newGroup), mappingId, extras.priority));
             if (moved.length) changed.push('priority');
           }
         }
@@ -195,9 +212,10 @@ export class SyncRuleMappingsService {
         isImport(ctx.rule) && mapping.targetMetaverseAttributeId !== null
           ? { metaverseObjectTypeId: ctx.rule.metaverseObjectTypeId, metaverseAttributeId: mapping.targetMetaverseAttributeId }
           : null;
-      if (group) await lockPriorityGroups(m, [group]);
+      const priorities = new AttributePriorityStore(m);
+      if (group) await priorities.lockGroups([group]);
       await m.getRepository(SyncRuleMappingEntity).delete({ id: mappingId });
-      if (group) await compactPriorityGroup(m, group);
+      if (group) await priorities.compactGroup(group);
       await markFullSyncRequired(m, ctx.rule.connectedSystemId);
       await this.record(m, ctx, initiator, 'Delete', view, { sourceType: view.sourceType });
     });
@@ -220,7 +238,7 @@ export class SyncRuleMappingsService {
     input: MappingInput,
     creating: boolean,
     mappingId: number | null,
-    errors: FieldErrors,
+    errors: ValidationErrorCollector,
   ): Promise<number | undefined> {
     const imports = isImport(ctx.rule);
     const field = imports ? 'targetMetaverseAttributeId' : 'targetConnectedSystemAttributeId';
@@ -234,10 +252,6 @@ export class SyncRuleMappingsService {
     const raw = input[field];
     if (raw === undefined || raw === null) {
       if (creating || raw === null) errors.add(field, `${field} is required for ${ctx.rule.direction} rules.`);
-      return undefined;
-    }
-    if (!positiveInt(raw)) {
-      errors.add(field, `${field} must be a positive whole number.`);
       return undefined;
     }
     if (imports) {
@@ -260,38 +274,22 @@ export class SyncRuleMappingsService {
         return undefined;
       }
     }
-    const column = imports ? 'target_metaverse_attribute_id' : 'target_connected_system_attribute_id';
-    const [clash] = await m.query(`SELECT id FROM sync_rule_mapping WHERE sync_rule_id = $1 AND ${column} = $2 AND id <> $3`, [
-      ctx.rule.id,
-      raw,
-      mappingId ?? 0,
-    ]);
-    if (clash) {
-      errors.add(
-        field,
-        `This rule already has a mapping (${clash.id}) to that attribute: change that mapping, or give it several sources.`,
-      );
+    const clash = await new SyncRuleMappingStore(m).mappingToTarget(ctx.rule.id, ctx.rule.direction as SyncRuleDirection, raw, mappingId);
+    if (clash !== null) {
+      errors.add(field, `This rule already has a mapping (${clash}) to that attribute: change that mapping, or give it several sources.`);
       return undefined;
     }
     return raw;
   }
 
-  /** Normalised sources, or null when they are invalid (errors recorded). */
+  /** Normalised sources, or null when they do not fit the rule's schema (errors recorded). */
   private checkSources(
     ctx: RuleContext,
-    raw: unknown,
-    errors: FieldErrors,
+    sources: readonly MappingSourceInput[],
+    errors: ValidationErrorCollector,
     expressionErrors: FieldExpressionError[],
   ): SourceFields[] | null {
     const imports = isImport(ctx.rule);
-    if (!Array.isArray(raw) || raw.length === 0) {
-      errors.add('sources', 'sources must list at least one source.');
-      return null;
-    }
-    if (raw.length > MAX_MAPPING_SOURCES) {
-      errors.add('sources', `A mapping can have at most ${MAX_MAPPING_SOURCES} sources.`);
-      return null;
-    }
     const schema: ExpressionSchema = {
       cs: new Map([...ctx.csAttributes.values()].map((a) => [a.name.toLowerCase(), a])),
       mv: [...ctx.mvAttributes.values()].map((a) => a.name),
@@ -302,30 +300,18 @@ export class SyncRuleMappingsService {
       errors.add(field, message);
       ok = false;
     };
-    raw.forEach((source: MappingSourceInput, i) => {
+    sources.forEach((source, i) => {
       const path = `sources[${i}]`;
-      if (typeof source !== 'object' || source === null || Array.isArray(source)) return fail(path, `${path} must be an object.`);
-      let order = 0;
-      if (source.order !== undefined && source.order !== null) {
-        if (typeof source.order !== 'number' || !Number.isSafeInteger(source.order) || source.order < 0 || source.order > 1_000_000)
-          fail(`${path}.order`, `${path}.order must be a whole number from 0 to 1000000.`);
-        else order = source.order;
-      }
+      const order = source.order ?? 0;
       const cs = source.connectedSystemAttributeId ?? null;
       const mv = source.metaverseAttributeId ?? null;
       let expression: string | null = null;
-      let expressionMalformed = false;
-      if (source.expression !== undefined && source.expression !== null) {
-        if (typeof source.expression !== 'string') {
-          fail(`${path}.expression`, `${path}.expression must be text.`);
-          expressionMalformed = true;
-        } else if (source.expression.trim() !== '') {
-          expression = source.expression;
-          const found = this.expressions.check(expression, `${path}.expression`, schema);
-          if (found.length) {
-            expressionErrors.push(...found);
-            ok = false;
-          }
+      if (source.expression && source.expression.trim() !== '') {
+        expression = source.expression;
+        const found = this.expressions.check(expression, `${path}.expression`, schema);
+        if (found.length) {
+          expressionErrors.push(...found);
+          ok = false;
         }
       }
       const attributeField = imports ? 'connectedSystemAttributeId' : 'metaverseAttributeId';
@@ -340,8 +326,7 @@ export class SyncRuleMappingsService {
         );
       }
       if (attributeId !== null) {
-        if (!positiveInt(attributeId)) fail(`${path}.${attributeField}`, `${path}.${attributeField} must be a positive whole number.`);
-        else if (imports) {
+        if (imports) {
           const attribute = ctx.csAttributes.get(attributeId);
           if (!attribute)
             fail(
@@ -359,13 +344,13 @@ export class SyncRuleMappingsService {
             `Metaverse attribute ${attributeId} is not an attribute of the metaverse object type "${ctx.mvTypeName}".`,
           );
         }
-      } else if (expression === null && misplaced === null && !expressionMalformed) {
+      } else if (expression === null && misplaced === null) {
         fail(path, `${path} needs ${attributeField} or an expression.`);
       }
       out.push({
         order,
-        connectedSystemAttributeId: imports && positiveInt(cs) ? cs : null,
-        metaverseAttributeId: !imports && positiveInt(mv) ? mv : null,
+        connectedSystemAttributeId: imports ? cs : null,
+        metaverseAttributeId: imports ? null : mv,
         expression,
       });
     });
@@ -375,23 +360,20 @@ export class SyncRuleMappingsService {
   private checkExtras(
     ctx: RuleContext,
     input: MappingInput,
-    errors: FieldErrors,
+    errors: ValidationErrorCollector,
   ): { priority?: number; nullIsValue?: boolean; initialExportOnly?: boolean; enabled?: boolean } {
     const imports = isImport(ctx.rule);
-    const out: { priority?: number; nullIsValue?: boolean; initialExportOnly?: boolean; enabled?: boolean } = {};
-    for (const key of ['nullIsValue', 'initialExportOnly', 'enabled'] as const) {
-      const v = input[key];
-      if (v === undefined) continue;
-      if (typeof v !== 'boolean') errors.add(key, `${key} must be true or false.`);
-      else out[key] = v;
-    }
+    const out: { priority?: number; nullIsValue?: boolean; initialExportOnly?: boolean; enabled?: boolean } = {
+      nullIsValue: input.nullIsValue,
+      initialExportOnly: input.initialExportOnly,
+      enabled: input.enabled,
+    };
     if (input.priority !== undefined && input.priority !== null) {
       if (!imports)
         errors.add(
           'priority',
           `priority applies to Import rules only (it orders the contributors of a metaverse attribute); this rule is Export.`,
         );
-      else if (!positiveInt(input.priority)) errors.add('priority', 'priority must be a whole number of at least 1 (1 = highest).');
       else out.priority = input.priority;
     }
     if (!imports && out.nullIsValue) errors.add('nullIsValue', 'nullIsValue applies to Import rules only; this rule is Export.');
@@ -405,7 +387,7 @@ export class SyncRuleMappingsService {
     ctx: RuleContext,
     target: number,
     sources: ReadonlyArray<{ connectedSystemAttributeId: number | null; metaverseAttributeId: number | null; expression: string | null }>,
-    errors: FieldErrors,
+    errors: ValidationErrorCollector,
   ): void {
     if (deriveMappingSourceType(sources) !== MappingSourceType.AttributeMapping) return;
     const imports = isImport(ctx.rule);

@@ -1,27 +1,21 @@
-import { ActivityOperationType, ActivityTargetType, DomainError, ErrorCode, SyncRuleDirection, ValidationErrors } from '@meridian/domain';
-import { ActivityEntity, SyncRuleEntity } from '@meridian/persistence';
+import { ActivityOperationType, ActivityTargetType, DomainError, ErrorCode, SyncRuleDirection } from '@meridian/domain';
+import {
+  ActivityEntity,
+  SyncRuleCsAttributeRow,
+  SyncRuleEntity,
+  SyncRuleMvAttributeRow,
+  SyncRuleSchemaStore,
+  SyncRuleStore,
+} from '@meridian/persistence';
 import { EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
 
 /** A connected-system attribute as the sync-rule services need it. */
-export interface CsAttributeInfo {
-  id: number;
-  name: string;
-  type: string;
-  plurality: string;
-  writability: string;
-  selected: boolean;
-}
+export type CsAttributeInfo = SyncRuleCsAttributeRow;
 
 /** A metaverse attribute of a rule's metaverse object type. */
-export interface MvAttributeInfo {
-  id: number;
-  name: string;
-  type: string;
-  plurality: string;
-  isIndexed: boolean;
-}
+export type MvAttributeInfo = SyncRuleMvAttributeRow;
 
 /** A sync rule with the names and schema its sub-resources are validated against. */
 export interface RuleContext {
@@ -46,39 +40,23 @@ export async function requireRule(m: EntityManager, id: number, lock = false): P
   return rule;
 }
 
+/** Every attribute of a connected-system object type still present in the schema, by id. */
 export async function loadCsAttributes(m: EntityManager, objectTypeId: number): Promise<Map<number, CsAttributeInfo>> {
-  const rows: CsAttributeInfo[] = await m.query(
-    `SELECT id, name, type, plurality, writability, selected FROM connected_system_attribute
-      WHERE object_type_id = $1 AND present_in_schema ORDER BY id`,
-    [objectTypeId],
-  );
-  return new Map(rows.map((a) => [a.id, a]));
+  return new Map((await new SyncRuleSchemaStore(m).csAttributes(objectTypeId)).map((a) => [a.id, a]));
 }
 
+/** The attributes of a metaverse object type, by id. */
 export async function loadMvAttributes(m: EntityManager, objectTypeId: number): Promise<Map<number, MvAttributeInfo>> {
-  const rows: MvAttributeInfo[] = await m.query(
-    `SELECT a.id, a.name, a.type, a.plurality, a.is_indexed AS "isIndexed" FROM metaverse_attribute a
-       JOIN metaverse_object_type_attribute ta ON ta.attribute_id = a.id
-      WHERE ta.object_type_id = $1 ORDER BY a.id`,
-    [objectTypeId],
-  );
-  return new Map(rows.map((a) => [a.id, a]));
+  return new Map((await new SyncRuleSchemaStore(m).mvAttributes(objectTypeId)).map((a) => [a.id, a]));
 }
 
 /** The rule with its names and the schema of both its object types. */
 export async function loadRuleContext(m: EntityManager, id: number, lock = false): Promise<RuleContext> {
   const rule = await requireRule(m, id, lock);
-  const [names] = await m.query(
-    `SELECT cs.name AS "connectedSystemName", t.name AS "csTypeName", mt.name AS "mvTypeName"
-       FROM connected_system cs, connected_system_object_type t, metaverse_object_type mt
-      WHERE cs.id = $1 AND t.id = $2 AND mt.id = $3`,
-    [rule.connectedSystemId, rule.connectedSystemObjectTypeId, rule.metaverseObjectTypeId],
-  );
+  const names = await new SyncRuleStore(m).names(rule.connectedSystemId, rule.connectedSystemObjectTypeId, rule.metaverseObjectTypeId);
   return {
     rule,
-    connectedSystemName: names?.connectedSystemName ?? '',
-    csTypeName: names?.csTypeName ?? '',
-    mvTypeName: names?.mvTypeName ?? '',
+    ...names,
     csAttributes: await loadCsAttributes(m, rule.connectedSystemObjectTypeId),
     mvAttributes: await loadMvAttributes(m, rule.metaverseObjectTypeId),
   };
@@ -87,8 +65,7 @@ export async function loadRuleContext(m: EntityManager, id: number, lock = false
 /** A change to a rule's configuration means the next full synchronisation must re-apply it (DOMAIN.md §2.2). */
 export async function markFullSyncRequired(m: EntityManager, connectedSystemIds: number | readonly number[]): Promise<void> {
   const ids = [...new Set(typeof connectedSystemIds === 'number' ? [connectedSystemIds] : connectedSystemIds)];
-  if (!ids.length) return;
-  await m.query(`UPDATE connected_system SET full_sync_required = true WHERE id = ANY($1::int[]) AND NOT full_sync_required`, [ids]);
+  await new SyncRuleStore(m).markFullSyncRequired(ids);
 }
 
 const MAX_TARGET_TEXT = 500;
@@ -148,27 +125,4 @@ export function sameJson(a: unknown, b: unknown): boolean {
     return v;
   };
   return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
-}
-
-/** Field errors gathered before they are thrown together (like ValidationErrorCollector, but readable). */
-export class FieldErrors {
-  readonly errors: ValidationErrors = {};
-
-  add(field: string, message: string): this {
-    (this.errors[field] ??= []).push(message);
-    return this;
-  }
-
-  get hasErrors(): boolean {
-    return Object.keys(this.errors).length > 0;
-  }
-
-  throwIfAny(): void {
-    if (this.hasErrors) throw DomainError.validationMany(this.errors);
-  }
-}
-
-/** The rows of an UPDATE/DELETE … RETURNING run through EntityManager.query, which answers `[rows, rowCount]` for those. */
-export function returnedRows<T>(result: unknown): T[] {
-  return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as T[];
 }

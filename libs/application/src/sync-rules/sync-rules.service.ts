@@ -10,53 +10,50 @@ import {
   ValidationErrorCollector,
   validateScopingCriteria,
 } from '@meridian/domain';
-import { SyncRuleEntity } from '@meridian/persistence';
+import { AttributePriorityStore, SyncRuleEntity, SyncRuleFilter, SyncRuleSchemaStore, SyncRuleStore } from '@meridian/persistence';
 import { PagedResult, pageOf, parsePaging } from '@meridian/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
-import { compactPriorityGroup, lockPriorityGroups, priorityGroupsOfRule } from './attribute-priority.store';
-import {
-  loadCsAttributes,
-  loadMvAttributes,
-  markFullSyncRequired,
-  positiveInt,
-  recordRuleActivity,
-  requireRule,
-  sameJson,
-} from './sync-rule.support';
-import {
-  loadMappingViews,
-  loadMatchingRuleViews,
-  SYNC_RULE_SELECT,
-  SyncRuleDetailView,
-  SyncRuleRow,
-  syncRuleView,
-  SyncRuleView,
-} from './sync-rule.views';
+import { loadCsAttributes, loadMvAttributes, markFullSyncRequired, recordRuleActivity, requireRule, sameJson } from './sync-rule.support';
+import { loadMappingViews, loadMatchingRuleViews, SyncRuleDetailView, syncRuleView, SyncRuleView } from './sync-rule.views';
 
-/** Fields of a sync rule as a client sends them (types are checked here, not trusted). */
+/**
+ * Fields of a sync rule as the request gives them; an update sends only what changes. Null is the
+ * request's own: a direction field of the other direction may be null (or false), and on an update
+ * direction and connectedSystemId may only repeat the rule's values.
+ */
 export interface SyncRuleInput {
-  name?: unknown;
-  description?: unknown;
-  connectedSystemId?: unknown;
-  direction?: unknown;
-  connectedSystemObjectTypeId?: unknown;
-  metaverseObjectTypeId?: unknown;
-  projectToMetaverse?: unknown;
-  provisionToConnectedSystem?: unknown;
-  enabled?: unknown;
-  inboundOutOfScopeAction?: unknown;
-  outboundDeprovisionAction?: unknown;
-  scopingCriteria?: unknown;
+  name?: string;
+  description?: string | null;
+  connectedSystemId?: number | null;
+  direction?: string | null;
+  connectedSystemObjectTypeId?: number | null;
+  metaverseObjectTypeId?: number | null;
+  projectToMetaverse?: boolean;
+  provisionToConnectedSystem?: boolean;
+  enabled?: boolean;
+  inboundOutOfScopeAction?: InboundOutOfScopeAction | null;
+  outboundDeprovisionAction?: OutboundDeprovisionAction | null;
+  /** Checked against the attributes of the rule's object types (validateScopingCriteria); null means none. */
+  scopingCriteria?: unknown[] | null;
+}
+
+/** A new sync rule: what it connects, and its name, are required. */
+export interface NewSyncRuleInput extends SyncRuleInput {
+  name: string;
+  connectedSystemId: number;
+  direction: SyncRuleDirection;
+  connectedSystemObjectTypeId: number;
+  metaverseObjectTypeId: number;
 }
 
 export interface SyncRuleListQuery {
   page?: unknown;
   pageSize?: unknown;
-  connectedSystemId?: unknown;
-  direction?: unknown;
-  metaverseObjectTypeId?: unknown;
+  connectedSystemId?: number;
+  direction?: SyncRuleDirection;
+  metaverseObjectTypeId?: number;
 }
 
 export interface ScopingCriteriaView {
@@ -64,10 +61,8 @@ export interface ScopingCriteriaView {
   scopingCriteria: ScopingGroup[];
 }
 
-const DIRECTIONS = Object.values(SyncRuleDirection) as string[];
-const INBOUND = Object.values(InboundOutOfScopeAction) as string[];
-const OUTBOUND = Object.values(OutboundDeprovisionAction) as string[];
-const MAX_DESCRIPTION = 2000;
+const INBOUND = Object.values(InboundOutOfScopeAction);
+const OUTBOUND = Object.values(OutboundDeprovisionAction);
 
 /** Sync rules (spec 4.8, docs/sync-rules.md): list, read, create, update, delete, and their scoping criteria. */
 @Injectable()
@@ -79,39 +74,19 @@ export class SyncRulesService {
 
   async list(query: SyncRuleListQuery): Promise<PagedResult<SyncRuleView>> {
     const paging = parsePaging(query, { pageSize: 25, maxPageSize: 100 });
-    const errors = new ValidationErrorCollector();
-    const filters: string[] = [];
-    const params: unknown[] = [];
-    for (const key of ['connectedSystemId', 'metaverseObjectTypeId'] as const) {
-      const raw = query[key];
-      if (raw === undefined || raw === '') continue;
-      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d{1,10}$/.test(raw) ? Number(raw) : NaN;
-      if (!positiveInt(n)) errors.add(key, `${key} must be a positive whole number.`);
-      else {
-        params.push(n);
-        filters.push(`r.${key === 'connectedSystemId' ? 'connected_system_id' : 'metaverse_object_type_id'} = $${params.length}`);
-      }
-    }
-    if (query.direction !== undefined && query.direction !== '') {
-      if (typeof query.direction !== 'string' || !DIRECTIONS.includes(query.direction))
-        errors.add('direction', 'direction must be Import or Export.');
-      else {
-        params.push(query.direction);
-        filters.push(`r.direction = $${params.length}`);
-      }
-    }
-    errors.throwIfAny();
-    const where = filters.length ? `WHERE ${filters.join(' AND ')}` : '';
-    const [{ count }] = await this.ds.query(`SELECT count(*)::int AS count FROM sync_rule r ${where}`, params);
-    const rows: SyncRuleRow[] = await this.ds.query(
-      `${SYNC_RULE_SELECT} ${where} ORDER BY lower(r.name), r.id LIMIT ${paging.pageSize} OFFSET ${paging.offset}`,
-      params,
-    );
+    const filter: SyncRuleFilter = {
+      connectedSystemId: query.connectedSystemId,
+      metaverseObjectTypeId: query.metaverseObjectTypeId,
+      direction: query.direction,
+    };
+    const store = new SyncRuleStore(this.ds.manager);
+    const count = await store.count(filter);
+    const rows = await store.page(filter, paging);
     return pageOf(rows.map(syncRuleView), count, paging);
   }
 
   async get(id: number, m: EntityManager = this.ds.manager): Promise<SyncRuleDetailView> {
-    const [row]: SyncRuleRow[] = await m.query(`${SYNC_RULE_SELECT} WHERE r.id = $1`, [id]);
+    const row = await new SyncRuleStore(m).row(id);
     if (!row) throw DomainError.notFound('Sync rule', id);
     return {
       ...syncRuleView(row),
@@ -121,53 +96,37 @@ export class SyncRulesService {
     };
   }
 
-  async create(input: SyncRuleInput, initiator: Initiator): Promise<SyncRuleDetailView> {
+  async create(input: NewSyncRuleInput, initiator: Initiator): Promise<SyncRuleDetailView> {
     const errors = new ValidationErrorCollector();
-    const name = this.checkName(input.name, true, errors);
-    const description = this.checkDescription(input.description, errors);
-    const direction = input.direction;
-    if (typeof direction !== 'string' || !DIRECTIONS.includes(direction))
-      errors.add('direction', 'direction is required: Import or Export.');
-    for (const key of ['connectedSystemId', 'connectedSystemObjectTypeId', 'metaverseObjectTypeId'] as const) {
-      if (!positiveInt(input[key])) errors.add(key, `${key} is required and must be a positive whole number.`);
-    }
-    const flags = this.checkFlags(input, errors);
-    if (typeof direction === 'string' && DIRECTIONS.includes(direction))
-      this.checkDirectionFields(direction as SyncRuleDirection, input, errors);
+    const name = input.name.trim();
+    const description = this.normaliseDescription(input.description);
+    const { direction } = input;
+    this.checkDirectionFields(direction, input, errors);
 
     return this.ds.transaction(async (m) => {
-      const [system]: Array<{ name: string }> = positiveInt(input.connectedSystemId)
-        ? await m.query(`SELECT name FROM connected_system WHERE id = $1`, [input.connectedSystemId])
-        : [];
-      if (positiveInt(input.connectedSystemId) && !system)
-        errors.add('connectedSystemId', `Connected system ${input.connectedSystemId} does not exist.`);
-      const systemName = system?.name ?? '';
-      const csType = system
-        ? await this.checkCsObjectType(m, input.connectedSystemId as number, input.connectedSystemObjectTypeId, errors)
-        : null;
+      const systemName = await new SyncRuleStore(m).connectedSystemName(input.connectedSystemId);
+      if (systemName === null) errors.add('connectedSystemId', `Connected system ${input.connectedSystemId} does not exist.`);
+      const csType =
+        systemName !== null ? await this.checkCsObjectType(m, input.connectedSystemId, input.connectedSystemObjectTypeId, errors) : null;
       const mvType = await this.checkMvObjectType(m, input.metaverseObjectTypeId, errors);
       let scopingCriteria: ScopingGroup[] = [];
-      if (csType && mvType && typeof direction === 'string' && DIRECTIONS.includes(direction)) {
-        scopingCriteria = await this.checkScoping(m, direction as SyncRuleDirection, csType.id, mvType.id, input.scopingCriteria, errors);
-      }
+      if (csType && mvType) scopingCriteria = await this.checkScoping(m, direction, csType.id, mvType.id, input.scopingCriteria, errors);
       errors.throwIfAny();
-      await this.requireUniqueName(m, name!, null);
+      await this.requireUniqueName(m, name, null);
 
       const imports = direction === SyncRuleDirection.Import;
       const saved = await m.getRepository(SyncRuleEntity).save({
-        name: name!,
+        name,
         description: description ?? null,
-        connectedSystemId: input.connectedSystemId as number,
-        direction: direction as string,
+        connectedSystemId: input.connectedSystemId,
+        direction,
         connectedSystemObjectTypeId: csType!.id,
         metaverseObjectTypeId: mvType!.id,
-        projectToMetaverse: imports && flags.projectToMetaverse === true,
-        provisionToConnectedSystem: !imports && flags.provisionToConnectedSystem === true,
-        enabled: flags.enabled ?? true,
-        inboundOutOfScopeAction:
-          (imports ? (input.inboundOutOfScopeAction as string | undefined) : undefined) ?? InboundOutOfScopeAction.Disconnect,
-        outboundDeprovisionAction:
-          (imports ? undefined : (input.outboundDeprovisionAction as string | undefined)) ?? OutboundDeprovisionAction.Disconnect,
+        projectToMetaverse: imports && input.projectToMetaverse === true,
+        provisionToConnectedSystem: !imports && input.provisionToConnectedSystem === true,
+        enabled: input.enabled ?? true,
+        inboundOutOfScopeAction: (imports ? input.inboundOutOfScopeAction : undefined) ?? InboundOutOfScopeAction.Disconnect,
+        outboundDeprovisionAction: (imports ? undefined : input.outboundDeprovisionAction) ?? OutboundDeprovisionAction.Disconnect,
         scopingCriteria,
       });
       await markFullSyncRequired(m, saved.connectedSystemId);
@@ -179,7 +138,7 @@ export class SyncRulesService {
           operation: ActivityOperationType.Create,
           targetId: saved.id,
           targetName: saved.name,
-          targetContext: systemName,
+          targetContext: systemName ?? '',
           details: {
             direction: saved.direction,
             connectedSystemObjectType: csType!.name,
@@ -210,9 +169,8 @@ export class SyncRulesService {
           `connectedSystemId cannot be changed (the rule belongs to connected system ${rule.connectedSystemId}): create a new rule instead.`,
         );
       }
-      const name = input.name === undefined ? undefined : this.checkName(input.name, true, errors);
-      const description = this.checkDescription(input.description, errors);
-      const flags = this.checkFlags(input, errors);
+      const name = input.name?.trim();
+      const description = this.normaliseDescription(input.description);
       this.checkDirectionFields(direction, input, errors);
 
       const changes: Partial<SyncRuleEntity> = {};
@@ -246,23 +204,23 @@ export class SyncRulesService {
       errors.throwIfAny();
 
       if (name !== undefined && name !== rule.name) {
-        await this.requireUniqueName(m, name!, rule.id);
-        changes.name = name!;
+        await this.requireUniqueName(m, name, rule.id);
+        changes.name = name;
       }
       if (description !== undefined && description !== rule.description) changes.description = description;
       for (const key of ['enabled', 'projectToMetaverse', 'provisionToConnectedSystem'] as const) {
-        if (flags[key] !== undefined && flags[key] !== rule[key]) changes[key] = flags[key];
+        if (input[key] !== undefined && input[key] !== rule[key]) changes[key] = input[key];
       }
       if (
         direction === SyncRuleDirection.Import &&
-        typeof input.inboundOutOfScopeAction === 'string' &&
+        input.inboundOutOfScopeAction &&
         input.inboundOutOfScopeAction !== rule.inboundOutOfScopeAction
       ) {
         changes.inboundOutOfScopeAction = input.inboundOutOfScopeAction;
       }
       if (
         direction === SyncRuleDirection.Export &&
-        typeof input.outboundDeprovisionAction === 'string' &&
+        input.outboundDeprovisionAction &&
         input.outboundDeprovisionAction !== rule.outboundDeprovisionAction
       ) {
         changes.outboundDeprovisionAction = input.outboundDeprovisionAction;
@@ -272,7 +230,7 @@ export class SyncRulesService {
       if (changed.length) {
         await m.getRepository(SyncRuleEntity).save(Object.assign(rule, changes, { lastUpdated: new Date() }));
         await markFullSyncRequired(m, rule.connectedSystemId);
-        const [system] = await m.query(`SELECT name FROM connected_system WHERE id = $1`, [rule.connectedSystemId]);
+        const systemName = await new SyncRuleStore(m).connectedSystemName(rule.connectedSystemId);
         await recordRuleActivity(
           this.activities,
           m,
@@ -281,7 +239,7 @@ export class SyncRulesService {
             operation: ActivityOperationType.Update,
             targetId: id,
             targetName: rule.name,
-            targetContext: system?.name ?? null,
+            targetContext: systemName,
             details: {
               changed,
               ...(changes.name ? { previousName } : {}),
@@ -299,12 +257,13 @@ export class SyncRulesService {
   async remove(id: number, initiator: Initiator): Promise<void> {
     await this.ds.transaction(async (m) => {
       const rule = await requireRule(m, id, true);
-      const groups = await priorityGroupsOfRule(m, id);
-      await lockPriorityGroups(m, groups);
-      const [system] = await m.query(`SELECT name FROM connected_system WHERE id = $1`, [rule.connectedSystemId]);
-      const [{ mappings }] = await m.query(`SELECT count(*)::int AS mappings FROM sync_rule_mapping WHERE sync_rule_id = $1`, [id]);
+      const priorities = new AttributePriorityStore(m);
+      const groups = await priorities.groupsOfRule(id);
+      await priorities.lockGroups(groups);
+      const systemName = await new SyncRuleStore(m).connectedSystemName(rule.connectedSystemId);
+      const { mappings } = await new SyncRuleStore(m).childCounts(id);
       await m.getRepository(SyncRuleEntity).delete({ id });
-      for (const group of groups) await compactPriorityGroup(m, group);
+      for (const group of groups) await priorities.compactGroup(group);
       await markFullSyncRequired(m, rule.connectedSystemId);
       await recordRuleActivity(
         this.activities,
@@ -314,7 +273,7 @@ export class SyncRulesService {
           operation: ActivityOperationType.Delete,
           targetId: id,
           targetName: rule.name,
-          targetContext: system?.name ?? null,
+          targetContext: systemName,
           details: { direction: rule.direction, mappingsRemoved: mappings },
         },
         { syncRuleId: id, connectedSystemId: rule.connectedSystemId },
@@ -327,58 +286,14 @@ export class SyncRulesService {
     return { syncRuleId: id, scopingCriteria: rule.scopingCriteria as ScopingGroup[] };
   }
 
-  async setScopingCriteria(id: number, scopingCriteria: unknown, initiator: Initiator): Promise<ScopingCriteriaView> {
-    if (scopingCriteria === undefined)
-      throw DomainError.validation('scopingCriteria', 'scopingCriteria is required (an empty array removes every criterion).');
+  async setScopingCriteria(id: number, scopingCriteria: unknown[], initiator: Initiator): Promise<ScopingCriteriaView> {
     await this.update(id, { scopingCriteria }, initiator);
     return this.getScopingCriteria(id);
   }
 
-  private checkName(raw: unknown, required: boolean, errors: ValidationErrorCollector): string | undefined {
-    if (raw === undefined && !required) return undefined;
-    const name = typeof raw === 'string' ? raw.trim() : '';
-    if (!name || name.length > 200) {
-      errors.add('name', 'name is required and must be 1-200 characters.');
-      return undefined;
-    }
-    return name;
-  }
-
-  private checkDescription(raw: unknown, errors: ValidationErrorCollector): string | null | undefined {
-    if (raw === undefined || raw === null) return raw;
-    if (typeof raw !== 'string' || raw.length > MAX_DESCRIPTION) {
-      errors.add('description', `description must be text of at most ${MAX_DESCRIPTION} characters.`);
-      return undefined;
-    }
-    return raw.trim() === '' ? null : raw;
-  }
-
-  private checkFlags(
-    input: SyncRuleInput,
-    errors: ValidationErrorCollector,
-  ): { enabled?: boolean; projectToMetaverse?: boolean; provisionToConnectedSystem?: boolean } {
-    const out: { enabled?: boolean; projectToMetaverse?: boolean; provisionToConnectedSystem?: boolean } = {};
-    for (const key of ['enabled', 'projectToMetaverse', 'provisionToConnectedSystem'] as const) {
-      const v = input[key];
-      if (v === undefined) continue;
-      if (typeof v !== 'boolean') errors.add(key, `${key} must be true or false.`);
-      else out[key] = v;
-    }
-    if (
-      input.inboundOutOfScopeAction !== undefined &&
-      input.inboundOutOfScopeAction !== null &&
-      !INBOUND.includes(input.inboundOutOfScopeAction as string)
-    ) {
-      errors.add('inboundOutOfScopeAction', `inboundOutOfScopeAction must be one of ${INBOUND.join(', ')}.`);
-    }
-    if (
-      input.outboundDeprovisionAction !== undefined &&
-      input.outboundDeprovisionAction !== null &&
-      !OUTBOUND.includes(input.outboundDeprovisionAction as string)
-    ) {
-      errors.add('outboundDeprovisionAction', `outboundDeprovisionAction must be one of ${OUTBOUND.join(', ')}.`);
-    }
-    return out;
+  /** A blank description is stored as none. */
+  private normaliseDescription(description: string | null | undefined): string | null | undefined {
+    return typeof description === 'string' && description.trim() === '' ? null : description;
   }
 
   /** Fields of the other direction are refused rather than silently ignored (false / null are tolerated). */
@@ -405,15 +320,11 @@ export class SyncRulesService {
   private async checkCsObjectType(
     m: EntityManager,
     connectedSystemId: number,
-    raw: unknown,
+    raw: number | null | undefined,
     errors: ValidationErrorCollector,
   ): Promise<{ id: number; name: string } | null> {
-    if (!positiveInt(raw)) return null;
-    const [type] = await m.query(
-      `SELECT id, name, connected_system_id AS "connectedSystemId", selected, present_in_schema AS "presentInSchema"
-         FROM connected_system_object_type WHERE id = $1`,
-      [raw],
-    );
+    if (raw === null || raw === undefined) return null;
+    const type = await new SyncRuleSchemaStore(m).csObjectType(raw);
     const field = 'connectedSystemObjectTypeId';
     if (!type) errors.add(field, `Connected system object type ${raw} does not exist.`);
     else if (type.connectedSystemId !== connectedSystemId)
@@ -430,11 +341,11 @@ export class SyncRulesService {
 
   private async checkMvObjectType(
     m: EntityManager,
-    raw: unknown,
+    raw: number | null | undefined,
     errors: ValidationErrorCollector,
   ): Promise<{ id: number; name: string } | null> {
-    if (!positiveInt(raw)) return null;
-    const [type] = await m.query(`SELECT id, name FROM metaverse_object_type WHERE id = $1`, [raw]);
+    if (raw === null || raw === undefined) return null;
+    const type = await new SyncRuleSchemaStore(m).mvObjectType(raw);
     if (!type) {
       errors.add('metaverseObjectTypeId', `Metaverse object type ${raw} does not exist.`);
       return null;
@@ -448,7 +359,7 @@ export class SyncRulesService {
     direction: SyncRuleDirection,
     csTypeId: number,
     mvTypeId: number,
-    raw: unknown,
+    raw: unknown[] | null | undefined,
     errors: ValidationErrorCollector,
   ): Promise<ScopingGroup[]> {
     if (raw === undefined || raw === null) return [];
@@ -470,11 +381,7 @@ export class SyncRulesService {
     criteriaReplaced: boolean,
     errors: ValidationErrorCollector,
   ): Promise<void> {
-    const [{ mappings, matching }] = await m.query(
-      `SELECT (SELECT count(*) FROM sync_rule_mapping WHERE sync_rule_id = $1)::int AS mappings,
-              (SELECT count(*) FROM sync_rule_matching_rule WHERE sync_rule_id = $1)::int AS matching`,
-      [rule.id],
-    );
+    const { mappings, matching } = await new SyncRuleStore(m).childCounts(rule.id);
     const criteriaUseChangedType = rule.direction === SyncRuleDirection.Import ? csTypeChanged : mvTypeChanged;
     const blockers = [
       mappings ? `${mappings} mapping${mappings === 1 ? '' : 's'}` : '',
@@ -489,9 +396,10 @@ export class SyncRulesService {
 
   /** Names are unique ignoring case, so activities, priorities and logs that name a rule are unambiguous. */
   private async requireUniqueName(m: EntityManager, name: string, exceptId: number | null): Promise<void> {
-    await m.query(`SELECT pg_advisory_xact_lock(hashtext('meridian:sync-rule-name'))`);
-    const [clash] = await m.query(`SELECT id FROM sync_rule WHERE lower(name) = lower($1) AND id <> $2`, [name, exceptId ?? 0]);
-    if (clash)
-      throw DomainError.conflict(`A sync rule named "${name}" already exists (id ${clash.id}).`, { field: 'name', syncRuleId: clash.id });
+    const store = new SyncRuleStore(m);
+    await store.lockNames();
+    const clash = await store.ruleNamedLike(name, exceptId);
+    if (clash !== null)
+      throw DomainError.conflict(`A sync rule named "${name}" already exists (id ${clash}).`, { field: 'name', syncRuleId: clash });
   }
 }

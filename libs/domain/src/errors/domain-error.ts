@@ -63,6 +63,11 @@ export class ValidationErrorCollector {
     return Object.keys(this.errors).length > 0;
   }
 
+  /** The messages collected so far, by field (for an error that carries more than field messages). */
+  get byField(): Readonly<ValidationErrors> {
+    return this.errors;
+  }
+
   throwIfAny(message?: string): void {
     if (this.hasErrors) throw DomainError.validationMany(this.errors, message);
   }

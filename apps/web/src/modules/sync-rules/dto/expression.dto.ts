@@ -1,12 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601, IsObject, IsOptional, IsString } from 'class-validator';
+import { IsObject, IsOptional, IsString, Matches } from 'class-validator';
+import { IsDateTime } from '../../../http/date-time.validation';
+import { UnlessNull } from '../../../http/field.validation';
+
+const EXPRESSION = { message: 'expression is required: the text of an expression, e.g. Upper(cs["sn"]).' };
 
 const SAMPLE_VALUES =
   'Attribute name → value: text, number, true/false, null, a list of those (a multi-valued attribute), or a date written { "$date": "2025-01-31T08:00:00Z" }. Names are matched ignoring case.';
 
 export class TestExpressionDto {
   @ApiProperty({ maxLength: 10000, example: 'Lower(cs["givenName"]) + "." + Lower(cs["sn"])' })
-  @IsString()
+  @IsString(EXPRESSION)
+  @Matches(/\S/, EXPRESSION)
   expression: string;
 
   @ApiPropertyOptional({
@@ -17,7 +22,7 @@ export class TestExpressionDto {
   })
   @IsOptional()
   @IsObject()
-  mv?: Record<string, unknown>;
+  mv?: Record<string, unknown> | null;
 
   @ApiPropertyOptional({
     type: 'object',
@@ -27,12 +32,16 @@ export class TestExpressionDto {
   })
   @IsOptional()
   @IsObject()
-  cs?: Record<string, unknown>;
+  cs?: Record<string, unknown> | null;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'The clock Now() and Today() read (default: the server clock).' })
-  @IsOptional()
-  @IsISO8601({ strict: true })
-  now?: string;
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    description: 'The clock Now() and Today() read (default: the server clock).',
+  })
+  @UnlessNull()
+  @IsDateTime('now must be an ISO 8601 date-time, e.g. 2025-01-31T08:00:00Z (Now() and Today() read it).')
+  now?: Date | null;
 }
 
 export class ExpressionInputsDto {

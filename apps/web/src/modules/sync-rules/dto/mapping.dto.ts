@@ -1,9 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { MAX_MAPPING_SOURCES } from '@meridian/application';
 import { MappingSourceType } from '@meridian/domain';
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsInt, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsBoolean, IsInt, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
+import { WhenPresent } from '../../../http/field.validation';
 
 const ID = { message: '$property must be a positive whole number.' };
+const TRUE_OR_FALSE = { message: '$property must be true or false.' };
+const PRIORITY = { message: 'priority must be a whole number of at least 1 (1 = highest).' };
+const SOURCES = { message: 'sources must list at least one source.' };
+const MAX_SOURCES = { message: `A mapping can have at most ${MAX_MAPPING_SOURCES} sources.` };
 
 /** A source in the create/update body (spec 4.8). */
 export class MappingSourceInputDto {
@@ -76,33 +82,36 @@ class MappingFieldsDto {
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(2_147_483_647, PRIORITY)
   priority?: number;
 
   @ApiPropertyOptional({
     default: false,
     description: 'Import rules only: an empty value from this mapping still wins (it asserts the attribute is empty).',
   })
-  @IsOptional()
-  @IsBoolean()
+  @WhenPresent()
+  @IsBoolean(TRUE_OR_FALSE)
   nullIsValue?: boolean;
 
   @ApiPropertyOptional({
     default: false,
     description: 'Export rules only: flow when the object is created (provisioned), never on updates.',
   })
-  @IsOptional()
-  @IsBoolean()
+  @WhenPresent()
+  @IsBoolean(TRUE_OR_FALSE)
   initialExportOnly?: boolean;
 
   @ApiPropertyOptional({ default: true })
-  @IsOptional()
-  @IsBoolean()
+  @WhenPresent()
+  @IsBoolean(TRUE_OR_FALSE)
   enabled?: boolean;
 }
 
 export class CreateMappingDto extends MappingFieldsDto {
   @ApiProperty({ type: [MappingSourceInputDto], minItems: 1, maxItems: 20, description: 'At least one source.' })
-  @IsArray({ message: 'sources must list at least one source.' })
+  @IsArray(SOURCES)
+  @ArrayNotEmpty(SOURCES)
+  @ArrayMaxSize(MAX_MAPPING_SOURCES, MAX_SOURCES)
   @ValidateNested({ each: true })
   @Type(() => MappingSourceInputDto)
   sources: MappingSourceInputDto[];
@@ -111,8 +120,10 @@ export class CreateMappingDto extends MappingFieldsDto {
 /** Partial update; `sources`, when given, replaces every source. */
 export class UpdateMappingDto extends MappingFieldsDto {
   @ApiPropertyOptional({ type: [MappingSourceInputDto], minItems: 1, maxItems: 20, description: 'Replaces every source.' })
-  @IsOptional()
-  @IsArray({ message: 'sources must list at least one source.' })
+  @WhenPresent()
+  @IsArray(SOURCES)
+  @ArrayNotEmpty(SOURCES)
+  @ArrayMaxSize(MAX_MAPPING_SOURCES, MAX_SOURCES)
   @ValidateNested({ each: true })
   @Type(() => MappingSourceInputDto)
   sources?: MappingSourceInputDto[];

@@ -1,11 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { WhenPresent } from '../../../http/field.validation';
 
 const ID = { message: '$property must be a positive whole number.' };
+const AT_LEAST_ONE = { message: 'connectedSystemAttributeIds must list at least one connected system attribute id.' };
+const AT_MOST_TEN = { message: 'connectedSystemAttributeIds can list at most 10 attributes.' };
 
 class MatchingRuleFieldsDto {
   @ApiPropertyOptional({ default: false, description: 'Compare respecting case (default: ignoring case).' })
-  @IsOptional()
+  @WhenPresent()
   @IsBoolean()
   caseSensitive?: boolean;
 
@@ -16,6 +19,7 @@ class MatchingRuleFieldsDto {
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(2_147_483_647, { message: 'order must be a whole number of at least 1 (1 = tried first).' })
   order?: number;
 }
 
@@ -27,8 +31,12 @@ export class CreateMatchingRuleDto extends MatchingRuleFieldsDto {
     example: [41],
     description: "Selected attributes of the rule's connected system object type; the values of all of them are candidates.",
   })
-  @IsArray({ message: 'connectedSystemAttributeIds must list at least one connected system attribute id.' })
+  @IsArray(AT_LEAST_ONE)
+  @ArrayNotEmpty(AT_LEAST_ONE)
+  @ArrayMaxSize(10, AT_MOST_TEN)
   @IsInt({ each: true, ...ID })
+  @Min(1, { each: true, ...ID })
+  @Max(2_147_483_647, { each: true, ...ID })
   connectedSystemAttributeIds: number[];
 
   @ApiProperty({
@@ -43,13 +51,17 @@ export class CreateMatchingRuleDto extends MatchingRuleFieldsDto {
 
 export class UpdateMatchingRuleDto extends MatchingRuleFieldsDto {
   @ApiPropertyOptional({ type: [Number], minItems: 1, maxItems: 10 })
-  @IsOptional()
-  @IsArray({ message: 'connectedSystemAttributeIds must list at least one connected system attribute id.' })
+  @WhenPresent()
+  @IsArray(AT_LEAST_ONE)
+  @ArrayNotEmpty(AT_LEAST_ONE)
+  @ArrayMaxSize(10, AT_MOST_TEN)
   @IsInt({ each: true, ...ID })
+  @Min(1, { each: true, ...ID })
+  @Max(2_147_483_647, { each: true, ...ID })
   connectedSystemAttributeIds?: number[];
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @WhenPresent()
   @IsInt(ID)
   @Min(1, ID)
   @Max(2_147_483_647, ID)

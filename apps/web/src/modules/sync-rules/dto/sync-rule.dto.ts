@@ -1,13 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { InboundOutOfScopeAction, OutboundDeprovisionAction, SyncRuleDirection } from '@meridian/domain';
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { IsArray, IsBoolean, IsEnum, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { NonBlankText, UnlessNull, WhenPresent } from '../../../http/field.validation';
 import { PageQueryDto } from '../../../http/paging.dto';
 import { MappingDto } from './mapping.dto';
 import { MatchingRuleDto } from './matching-rule.dto';
 import { SCOPING_CRITERIA_DESCRIPTION, ScopingGroupDto } from './scoping-criteria.dto';
 
 const ID = { message: '$property must be a positive whole number.' };
+const NAME_MESSAGE = 'name is required and must be 1-200 characters.';
+const DESCRIPTION = { message: 'description must be text of at most 2000 characters.' };
+const TRUE_OR_FALSE = { message: '$property must be true or false.' };
+const DIRECTION = { message: 'direction must be Import or Export.' };
 
 export class SyncRuleListQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Only rules of this connected system.' })
@@ -20,7 +25,7 @@ export class SyncRuleListQueryDto extends PageQueryDto {
 
   @ApiPropertyOptional({ enum: SyncRuleDirection })
   @IsOptional()
-  @IsIn(Object.values(SyncRuleDirection), { message: 'direction must be Import or Export.' })
+  @IsEnum(SyncRuleDirection, DIRECTION)
   direction?: SyncRuleDirection;
 
   @ApiPropertyOptional({ description: 'Only rules of this metaverse object type.' })
@@ -34,31 +39,30 @@ export class SyncRuleListQueryDto extends PageQueryDto {
 
 class SyncRuleFieldsDto {
   @ApiPropertyOptional({ maxLength: 2000, nullable: true, type: String })
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
-  @IsString()
-  @MaxLength(2000)
+  @UnlessNull()
+  @IsString(DESCRIPTION)
+  @MaxLength(2000, DESCRIPTION)
   description?: string | null;
 
   @ApiPropertyOptional({
     description: 'Import rules only: create a metaverse object for an in-scope object that matches none.',
     default: false,
   })
-  @IsOptional()
-  @IsBoolean()
+  @WhenPresent()
+  @IsBoolean(TRUE_OR_FALSE)
   projectToMetaverse?: boolean;
 
   @ApiPropertyOptional({
     description: 'Export rules only: create the object in the connected system for an in-scope metaverse object that has none there.',
     default: false,
   })
-  @IsOptional()
-  @IsBoolean()
+  @WhenPresent()
+  @IsBoolean(TRUE_OR_FALSE)
   provisionToConnectedSystem?: boolean;
 
   @ApiPropertyOptional({ default: true })
-  @IsOptional()
-  @IsBoolean()
+  @WhenPresent()
+  @IsBoolean(TRUE_OR_FALSE)
   enabled?: boolean;
 
   @ApiPropertyOptional({
@@ -67,7 +71,7 @@ class SyncRuleFieldsDto {
     description: 'Import rules only: what happens to a joined object that leaves the scope.',
   })
   @IsOptional()
-  @IsIn(Object.values(InboundOutOfScopeAction), { message: 'inboundOutOfScopeAction must be RemainJoined or Disconnect.' })
+  @IsEnum(InboundOutOfScopeAction, { message: 'inboundOutOfScopeAction must be RemainJoined or Disconnect.' })
   inboundOutOfScopeAction?: InboundOutOfScopeAction;
 
   @ApiPropertyOptional({
@@ -76,19 +80,18 @@ class SyncRuleFieldsDto {
     description: 'Export rules only: what happens to a joined object whose metaverse object leaves the scope.',
   })
   @IsOptional()
-  @IsIn(Object.values(OutboundDeprovisionAction), { message: 'outboundDeprovisionAction must be Disconnect or Delete.' })
+  @IsEnum(OutboundDeprovisionAction, { message: 'outboundDeprovisionAction must be Disconnect or Delete.' })
   outboundDeprovisionAction?: OutboundDeprovisionAction;
 
   @ApiPropertyOptional({ type: [ScopingGroupDto], default: [], description: SCOPING_CRITERIA_DESCRIPTION })
   @IsOptional()
   @IsArray({ message: 'scopingCriteria must be an array of groups (an empty array: every object is in scope).' })
-  scopingCriteria?: unknown[];
+  scopingCriteria?: unknown[] | null;
 }
 
 export class CreateSyncRuleDto extends SyncRuleFieldsDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'HR users in', description: 'Unique (ignoring case) among sync rules.' })
-  @IsString()
-  @MaxLength(200)
+  @NonBlankText(1, 200, NAME_MESSAGE)
   name: string;
 
   @ApiProperty({ description: 'The connected system; immutable.' })
@@ -98,7 +101,7 @@ export class CreateSyncRuleDto extends SyncRuleFieldsDto {
   connectedSystemId: number;
 
   @ApiProperty({ enum: SyncRuleDirection, description: 'Immutable.' })
-  @IsIn(Object.values(SyncRuleDirection), { message: 'direction must be Import or Export.' })
+  @IsEnum(SyncRuleDirection, DIRECTION)
   direction: SyncRuleDirection;
 
   @ApiProperty({ description: 'An object type of the connected system that is selected for synchronisation.' })
@@ -117,9 +120,8 @@ export class CreateSyncRuleDto extends SyncRuleFieldsDto {
 /** Partial update; direction and connectedSystemId may be repeated unchanged but never changed. */
 export class UpdateSyncRuleDto extends SyncRuleFieldsDto {
   @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
+  @WhenPresent()
+  @NonBlankText(1, 200, NAME_MESSAGE)
   name?: string;
 
   @ApiPropertyOptional({ description: 'Immutable: only the current value is accepted.' })
