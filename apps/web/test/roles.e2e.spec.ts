@@ -1,3 +1,4 @@
+import { authorisedRequest } from '@meridian/testing';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { CLIENT_ID, RESOURCE, startIdentityProvider, TestIdentityProvider } from './oidc-provider';
@@ -26,10 +27,8 @@ describe('roles (/api/v1/roles)', () => {
   let operator: { id: string; key: string };
   let adminRoleId: number;
 
-  const call = (method: 'get' | 'post' | 'delete', path: string, body?: object, key = operator.key) => {
-    const req = h.http[method](path).set('X-Api-Key', key);
-    return body === undefined ? req : req.send(body);
-  };
+  const call = (method: 'get' | 'post' | 'delete', path: string, body?: object, key = operator.key) =>
+    authorisedRequest(h.http, key, method, path, body);
   const createObject = async (objectType: string, attributes: Record<string, unknown>) =>
     (await call('post', '/api/v1/metaverse/objects', { objectType, attributes }).expect(201)).body as {
       id: string;
