@@ -3,3 +3,4 @@ export * from './test-env';
 export * from './hr-csv';
 export * from './api-requests';
 export * from './process-alive';
+export * from './error-body';
