@@ -31,15 +31,16 @@ const boundaries = {
   'libs/connectors': { allow: ['domain'] },
   'libs/application': { allow: ['domain', 'platform', 'persistence', 'jobs', 'connectors'] },
   'libs/testing': { allow: ['domain', 'platform', 'persistence', 'jobs', 'connectors', 'application'] },
-  'apps/web': { allow: ['domain', 'platform', 'persistence', 'jobs', 'connectors', 'application', 'testing'] },
-  'apps/worker': { allow: ['domain', 'platform', 'persistence', 'jobs', 'connectors', 'application', 'testing'] },
-  'apps/scheduler': { allow: ['domain', 'platform', 'persistence', 'jobs', 'connectors', 'application', 'testing'] },
+  'apps/web': { allow: ['domain', 'platform', 'persistence', 'jobs', 'connectors', 'application'], testsAlsoAllow: ['testing'] },
+  'apps/worker': { allow: ['domain', 'platform', 'persistence', 'jobs', 'connectors', 'application'], testsAlsoAllow: ['testing'] },
+  'apps/scheduler': { allow: ['domain', 'platform', 'persistence', 'jobs', 'connectors', 'application'], testsAlsoAllow: ['testing'] },
 };
 
-const boundaryConfigs = Object.entries(boundaries).map(([dir, rule]) => {
-  const forbidden = workspace.filter((p) => !rule.allow.includes(p) && `libs/${p}` !== dir && `apps/${p}` !== dir);
+// The test harness (@meridian/testing) is for an app's test/ folder only: its source must never load it.
+function boundaryConfig(files, dir, allow, forbidPackages) {
+  const forbidden = workspace.filter((p) => !allow.includes(p) && `libs/${p}` !== dir && `apps/${p}` !== dir);
   return {
-    files: [`${dir}/**/*.ts`],
+    files,
     rules: {
       'no-restricted-imports': [
         'error',
@@ -47,21 +48,26 @@ const boundaryConfigs = Object.entries(boundaries).map(([dir, rule]) => {
           patterns: [
             {
               group: forbidden.map((p) => `@meridian/${p}`),
-              message: `${dir} may import only: ${rule.allow.join(', ') || 'nothing of ours'} (ARCHITECTURE.md §1).`,
+              message: `${files[0].replace('/**/*.ts', '')} may import only: ${allow.join(', ') || 'nothing of ours'} (ARCHITECTURE.md §1).`,
             },
             {
               group: ['../../libs/*', '../../../libs/*', '../../apps/*', '../../../apps/*', '**/libs/*/src/*', '**/apps/*/src/*'],
               message: 'Import other projects through their package name (@meridian/...).',
             },
-            ...(rule.forbidPackages
-              ? [{ group: rule.forbidPackages, message: 'The domain library is pure TypeScript: no framework, database or I/O.' }]
+            ...(forbidPackages
+              ? [{ group: forbidPackages, message: 'The domain library is pure TypeScript: no framework, database or I/O.' }]
               : []),
           ],
         },
       ],
     },
   };
-});
+}
+
+const boundaryConfigs = Object.entries(boundaries).flatMap(([dir, rule]) => [
+  boundaryConfig([`${dir}/**/*.ts`], dir, rule.allow, rule.forbidPackages),
+  ...(rule.testsAlsoAllow ? [boundaryConfig([`${dir}/test/**/*.ts`], dir, [...rule.allow, ...rule.testsAlsoAllow])] : []),
+]);
 
 module.exports = tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'apps/console/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },

@@ -1,6 +1,8 @@
 import {
+  ApiAnswer,
   createTestDatabase,
   createTestEnvironment,
+  fetchApi,
   HR_CSV_COLUMNS,
   HrRecord,
   TestDatabase,
@@ -8,33 +10,17 @@ import {
   waitFor,
 } from '@meridian/testing';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { ServiceProcess, startService, waitForHttp } from './processes';
+import { freePort, ServiceProcess, startService, waitForHttp } from './processes';
 
 /** Shared set-up of the engine end-to-end tests: real web and worker processes, configured over HTTP only. */
 
 const CS = '/api/v1/synchronisation/connected-systems';
 const RULES = '/api/v1/synchronisation/sync-rules';
 
-export interface ApiAnswer<T = any> {
-  status: number;
-  body: T;
-}
-
 export type Activity = Record<string, any> & { id: string; status: string };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Web + workers on their own database, Redis prefix and connector-files root (`files`). */
 export class EngineStack {
@@ -100,14 +86,8 @@ export class EngineStack {
     return join(this.files, relative);
   }
 
-  async call<T = any>(method: string, path: string, json?: unknown): Promise<ApiAnswer<T>> {
-    const res = await fetch(`${this.base}${path}`, {
-      method,
-      body: json === undefined ? undefined : JSON.stringify(json),
-      headers: { 'X-Api-Key': this.env.bootstrapKey, ...(json === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
+  call<T = any>(method: string, path: string, json?: unknown): Promise<ApiAnswer<T>> {
+    return fetchApi<T>(this.base, this.env.bootstrapKey, method, path, json);
   }
 
   /** A call that must answer `expected` (2xx by default); the error shows the answer otherwise. */

@@ -1,16 +1,5 @@
-import { createTestDatabase, createTestEnvironment, TestDatabase, TestEnvironment, waitFor } from '@meridian/testing';
-import { createServer } from 'node:net';
-import { ServiceProcess, startService, waitForHttp } from './processes';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { createTestDatabase, createTestEnvironment, fetchApi, HttpMethod, TestDatabase, TestEnvironment, waitFor } from '@meridian/testing';
+import { freePort, ServiceProcess, startService, waitForHttp } from './processes';
 
 describe('web → Redis → worker → PostgreSQL (real processes)', () => {
   let db: TestDatabase;
@@ -36,19 +25,16 @@ describe('web → Redis → worker → PostgreSQL (real processes)', () => {
     await db?.drop();
   });
 
-  const api = async (path: string, init: RequestInit = {}) => {
-    const res = await fetch(`${base}${path}`, { ...init, headers: { 'X-Api-Key': env.bootstrapKey, ...(init.headers ?? {}) } });
-    return { status: res.status, json: async (): Promise<any> => res.json() };
-  };
+  const api = (method: HttpMethod, path: string) => fetchApi(base, env.bootstrapKey, method, path);
 
   it('a queue probe posted to web is processed by the worker process and recorded in the database', async () => {
-    const started = await api('/api/v1/system/queue-probes', { method: 'POST' });
+    const started = await api('post', '/api/v1/system/queue-probes');
     expect(started.status).toBe(202);
-    const probe = await started.json();
+    const probe = started.body;
     expect(probe.status).toBe('Queued');
 
     const done = await waitFor(async () => {
-      const body = await (await api(`/api/v1/system/queue-probes/${probe.id}`)).json();
+      const body = (await api('get', `/api/v1/system/queue-probes/${probe.id}`)).body;
       return body.status === 'Processed' ? body : null;
     });
     expect(done.processedBy).toMatch(new RegExp(`:${worker.child.pid}$`));
@@ -57,12 +43,12 @@ describe('web → Redis → worker → PostgreSQL (real processes)', () => {
 
   it('keeps the job when the worker is down and processes it once the worker is back', async () => {
     await worker.stop();
-    const probe = await (await api('/api/v1/system/queue-probes', { method: 'POST' })).json();
+    const probe = (await api('post', '/api/v1/system/queue-probes')).body;
     await new Promise((r) => setTimeout(r, 500));
-    expect((await (await api(`/api/v1/system/queue-probes/${probe.id}`)).json()).status).toBe('Queued');
+    expect((await api('get', `/api/v1/system/queue-probes/${probe.id}`)).body.status).toBe('Queued');
     worker = startService('worker', env.env);
     const done = await waitFor(async () => {
-      const body = await (await api(`/api/v1/system/queue-probes/${probe.id}`)).json();
+      const body = (await api('get', `/api/v1/system/queue-probes/${probe.id}`)).body;
       return body.status === 'Processed' ? body : null;
     }, 30_000);
     expect(done.processedBy).toMatch(new RegExp(`:${worker.child.pid}$`));

@@ -1,34 +1,18 @@
-import { createTestDatabase, createTestEnvironment, TestDatabase, TestEnvironment, waitFor } from '@meridian/testing';
+import {
+  createTestDatabase,
+  createTestEnvironment,
+  fetchApi,
+  HttpMethod,
+  processAlive,
+  TestDatabase,
+  TestEnvironment,
+  waitFor,
+} from '@meridian/testing';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { ServiceProcess, startService, waitForHttp } from './processes';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A zombie (exited, not yet reaped by whoever adopted it) is not running either.
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
+import { freePort, ServiceProcess, startService, waitForHttp } from './processes';
 
 describe('two scheduler processes + web + worker (real processes)', () => {
   let db: TestDatabase;
@@ -70,29 +54,19 @@ describe('two scheduler processes + web + worker (real processes)', () => {
     if (scripts) rmSync(scripts, { recursive: true, force: true });
   });
 
-  const api = async (path: string, init: RequestInit & { json?: unknown } = {}) => {
-    const res = await fetch(`${base}${path}`, {
-      ...init,
-      body: init.json === undefined ? init.body : JSON.stringify(init.json),
-      headers: { 'X-Api-Key': env.bootstrapKey, 'Content-Type': 'application/json', ...(init.headers ?? {}) },
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  const api = (method: HttpMethod, path: string, json?: unknown) => fetchApi(base, env.bootstrapKey, method, path, json);
 
   const liveSchedulers = () => schedulers.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
 
   it('dispatches each due trigger exactly once across two schedulers, and a killed leader hands over without a missed or doubled run', async () => {
     // A yearly cron that will not fire by itself during the test: the test makes it due by moving next_run_time into the past.
-    const created = await api('/api/v1/schedules', {
-      method: 'POST',
-      json: {
-        name: 'Exactly once',
-        triggerType: 'Cron',
-        patternType: 'Custom',
-        cronExpression: '0 0 1 1 *',
-        isEnabled: true,
-        steps: [{ stepIndex: 0, stepType: 'Executable', name: 'stamp', executablePath: 'stamp.sh' }],
-      },
+    const created = await api('post', '/api/v1/schedules', {
+      name: 'Exactly once',
+      triggerType: 'Cron',
+      patternType: 'Custom',
+      cronExpression: '0 0 1 1 *',
+      isEnabled: true,
+      steps: [{ stepIndex: 0, stepType: 'Executable', name: 'stamp', executablePath: 'stamp.sh' }],
     });
     expect(created.status).toBe(201);
     const scheduleId = created.body.id as string;
@@ -100,7 +74,7 @@ describe('two scheduler processes + web + worker (real processes)', () => {
     const trigger = async (expected: number) => {
       await sql.query(`UPDATE schedule SET next_run_time = now() - interval '2 seconds' WHERE id = $1`, [scheduleId]);
       const executions = await waitFor(async () => {
-        const page = (await api(`/api/v1/schedule-executions?scheduleId=${scheduleId}&sortDescending=false`)).body;
+        const page = (await api('get', `/api/v1/schedule-executions?scheduleId=${scheduleId}&sortDescending=false`)).body;
         return page.totalCount === expected && page.items.every((e: { status: string }) => e.status === 'Completed') ? page.items : null;
       }, 30_000);
       const {
@@ -132,15 +106,12 @@ describe('two scheduler processes + web + worker (real processes)', () => {
   });
 
   it('cancelling a running execution through the API kills its process in the scheduler process and it stays Cancelled', async () => {
-    const created = await api('/api/v1/schedules', {
-      method: 'POST',
-      json: {
-        name: 'Cancel me',
-        triggerType: 'Manual',
-        steps: [{ stepIndex: 0, stepType: 'Executable', name: 'sleeper', executablePath: 'sleeper.sh' }],
-      },
+    const created = await api('post', '/api/v1/schedules', {
+      name: 'Cancel me',
+      triggerType: 'Manual',
+      steps: [{ stepIndex: 0, stepType: 'Executable', name: 'sleeper', executablePath: 'sleeper.sh' }],
     });
-    const run = await api(`/api/v1/schedules/${created.body.id}/run`, { method: 'POST' });
+    const run = await api('post', `/api/v1/schedules/${created.body.id}/run`);
     expect(run.status).toBe(202);
     const id = run.body.id as string;
     const childFile = join(scripts, `child-${id}.pid`);
@@ -149,16 +120,16 @@ describe('two scheduler processes + web + worker (real processes)', () => {
       rows: [step],
     } = await sql.query(`SELECT process_id FROM schedule_execution_step WHERE execution_id = $1`, [id]);
     const pids = [step.process_id as number, Number(readFileSync(childFile, 'utf8'))];
-    expect(pids.every(alive)).toBe(true);
+    expect(pids.every(processAlive)).toBe(true);
 
-    const cancelled = await api(`/api/v1/schedule-executions/${id}/cancel`, { method: 'POST' });
+    const cancelled = await api('post', `/api/v1/schedule-executions/${id}/cancel`);
     expect(cancelled).toMatchObject({ status: 200, body: { status: 'Cancelled' } });
-    await waitFor(async () => pids.every((p) => !alive(p)), 30_000);
-    await waitFor(async () => (await api(`/api/v1/schedule-executions/${id}`)).body.steps[0].status === 'Cancelled', 30_000);
+    await waitFor(async () => pids.every((p) => !processAlive(p)), 30_000);
+    await waitFor(async () => (await api('get', `/api/v1/schedule-executions/${id}`)).body.steps[0].status === 'Cancelled', 30_000);
     await new Promise((r) => setTimeout(r, 2_500));
-    const after = (await api(`/api/v1/schedule-executions/${id}`)).body;
+    const after = (await api('get', `/api/v1/schedule-executions/${id}`)).body;
     expect(after).toMatchObject({ status: 'Cancelled', completedAt: cancelled.body.completedAt });
-    expect((await api(`/api/v1/schedule-executions/${id}/cancel`, { method: 'POST' })).status).toBe(400);
+    expect((await api('post', `/api/v1/schedule-executions/${id}/cancel`)).status).toBe(400);
   });
 
   it('runs a RunProfile step as an activity on the worker and follows it to its end', async () => {
@@ -171,25 +142,22 @@ describe('two scheduler processes + web + worker (real processes)', () => {
       `INSERT INTO connected_system_run_profile (connected_system_id, name, run_type) VALUES ($1, 'Full sync', 'FullSynchronisation') RETURNING id`,
       [system.id],
     );
-    const created = await api('/api/v1/schedules', {
-      method: 'POST',
-      json: {
-        name: 'With a run profile',
-        triggerType: 'Manual',
-        steps: [
-          { stepIndex: 0, stepType: 'RunProfile', name: 'HR sync', connectedSystemId: system.id, runProfileId: profile.id },
-          { stepIndex: 1, stepType: 'Executable', name: 'after', executablePath: 'stamp.sh' },
-        ],
-      },
+    const created = await api('post', '/api/v1/schedules', {
+      name: 'With a run profile',
+      triggerType: 'Manual',
+      steps: [
+        { stepIndex: 0, stepType: 'RunProfile', name: 'HR sync', connectedSystemId: system.id, runProfileId: profile.id },
+        { stepIndex: 1, stepType: 'Executable', name: 'after', executablePath: 'stamp.sh' },
+      ],
     });
     expect(created.status).toBe(201);
-    const run = await api(`/api/v1/schedules/${created.body.id}/run`, { method: 'POST' });
+    const run = await api('post', `/api/v1/schedules/${created.body.id}/run`);
     const execution = await waitFor(async () => {
-      const body = (await api(`/api/v1/schedule-executions/${run.body.id}`)).body;
+      const body = (await api('get', `/api/v1/schedule-executions/${run.body.id}`)).body;
       return ['Completed', 'Failed'].includes(body.status) ? body : null;
     }, 30_000);
     // The worker runs the synchronisation (an empty system: nothing to do), the step follows its activity to the end and the next step runs.
-    const activity = (await api(`/api/v1/activities/${execution.steps[0].activityId}`)).body;
+    const activity = (await api('get', `/api/v1/activities/${execution.steps[0].activityId}`)).body;
     expect(activity).toMatchObject({
       status: 'Complete',
       parentActivityId: run.body.id,

@@ -1,9 +1,9 @@
 import { InitiatedByType } from '@meridian/domain';
 import { findPowerShell, POWERSHELL_NOT_INSTALLED, SYSTEM_INITIATOR } from '@meridian/application';
-import { waitFor } from '@meridian/testing';
+import { processAlive, waitFor } from '@meridian/testing';
 import { existsSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { processAlive, SchedulerInstance, SchedulerTestBed } from './harness';
+import { SchedulerInstance, SchedulerTestBed } from './harness';
 
 const API_KEY = { type: InitiatedByType.ApiKey, id: '7b1f3c2e-9a4d-4e6f-8b7a-1c2d3e4f5a6b', name: 'CI key' };
 

@@ -271,18 +271,3 @@ export interface ScheduleInput {
   nextRunTime?: Date | null;
   steps?: StepInput[];
 }
-
-/** Whether a process id is still alive. */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A zombie (exited, not yet reaped by whoever adopted it) is not running either.
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}

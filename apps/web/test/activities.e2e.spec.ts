@@ -1,22 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import { expectErrorBody } from '@meridian/testing';
 import { startWebApp, WebHarness } from './harness';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const BASE = '/api/v1/activities';
-
-interface Res {
-  status: number;
-  body: any;
-  headers: Record<string, string>;
-}
-
-function expectError(res: Res, status: number, code: string): void {
-  expect({ status: res.status, code: res.body.code }).toEqual({ status, code });
-  expect(typeof res.body.message).toBe('string');
-  expect(res.body.timestamp).toMatch(ISO);
-  expect(typeof res.body.path).toBe('string');
-}
 
 const SUMMARY_FIELDS = [
   'id',
@@ -293,14 +281,14 @@ describe('activities (/api/v1/activities)', () => {
       ['an unknown parameter', { status: 'Complete' }, 'status'],
     ])('refuses %s with 400 VALIDATION_ERROR naming the parameter', async (_label, query, field) => {
       const res = await list(query);
-      expectError(res, 400, 'VALIDATION_ERROR');
+      expectErrorBody(res, 400, 'VALIDATION_ERROR');
       expect(Object.keys(res.body.validationErrors)).toContain(field);
       expect(res.body.path).toBe(BASE);
     });
 
     it('refuses a parameter given twice', async () => {
-      expectError(await getPath(`${BASE}?page=1&page=2`), 400, 'VALIDATION_ERROR');
-      expectError(await getPath(`${BASE}?search=a&search=b`), 400, 'VALIDATION_ERROR');
+      expectErrorBody(await getPath(`${BASE}?page=1&page=2`), 400, 'VALIDATION_ERROR');
+      expectErrorBody(await getPath(`${BASE}?search=a&search=b`), 400, 'VALIDATION_ERROR');
     });
   });
 
@@ -388,11 +376,11 @@ describe('activities (/api/v1/activities)', () => {
       const missing = randomUUID();
       for (const suffix of ['', '/stats', '/items', '/children']) {
         const res = await getPath(`${BASE}/${missing}${suffix}`);
-        expectError(res, 404, 'NOT_FOUND');
+        expectErrorBody(res, 404, 'NOT_FOUND');
         expect(res.body.message).toContain(missing);
         for (const bad of ['abc', '123', `${missing}0`, 'null']) {
           const invalid = await getPath(`${BASE}/${bad}${suffix}`);
-          expectError(invalid, 400, 'VALIDATION_ERROR');
+          expectErrorBody(invalid, 400, 'VALIDATION_ERROR');
           expect(invalid.body.validationErrors).toHaveProperty('id');
         }
       }
@@ -453,7 +441,7 @@ describe('activities (/api/v1/activities)', () => {
     it('answers 400 BAD_REQUEST for an activity that is not a run-profile activity', async () => {
       const change = (await list({ search: 'alpha-03' }).expect(200)).body.items[0];
       const res = await getPath(`${BASE}/${change.id}/items`);
-      expectError(res, 400, 'BAD_REQUEST');
+      expectErrorBody(res, 400, 'BAD_REQUEST');
       expect(res.body.message).toMatch(/run-profile/);
     });
 
@@ -468,7 +456,7 @@ describe('activities (/api/v1/activities)', () => {
         .get(`${BASE}/${run.id}/items`)
         .query({ [name]: value })
         .set('X-Api-Key', operator.key);
-      expectError(res, 400, 'VALIDATION_ERROR');
+      expectErrorBody(res, 400, 'VALIDATION_ERROR');
       expect(res.body.validationErrors).toHaveProperty(name);
     });
   });
@@ -502,8 +490,8 @@ describe('activities (/api/v1/activities)', () => {
     it('needs credentials (401) and the Administrator role (403) on every activity endpoint', async () => {
       const reader = (await h.http.post('/api/v1/apikeys').set('X-Api-Key', h.adminKey).send({ name: 'no roles' }).expect(201)).body;
       for (const path of [BASE, `${BASE}/${run.id}`, `${BASE}/${run.id}/stats`, `${BASE}/${run.id}/items`, `${BASE}/${run.id}/children`]) {
-        expectError(await h.http.get(path), 401, 'UNAUTHORISED');
-        expectError(await h.http.get(path).set('X-Api-Key', reader.key), 403, 'FORBIDDEN');
+        expectErrorBody(await h.http.get(path), 401, 'UNAUTHORISED');
+        expectErrorBody(await h.http.get(path).set('X-Api-Key', reader.key), 403, 'FORBIDDEN');
       }
     });
 

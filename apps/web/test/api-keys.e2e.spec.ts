@@ -4,24 +4,12 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import request from 'supertest';
 import { createWebApp } from '../src/bootstrap';
+import { expectErrorBody } from '@meridian/testing';
 import { startWebApp, WebHarness } from './harness';
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 const SECRET = /^mer_[A-Za-z0-9_-]{43}$/; // 32 random bytes, base64url
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-interface Res {
-  status: number;
-  body: any;
-  headers: Record<string, string>;
-}
-
-function expectError(res: Res, status: number, code: string): void {
-  expect({ status: res.status, code: res.body.code }).toEqual({ status, code });
-  expect(typeof res.body.message).toBe('string');
-  expect(res.body.timestamp).toMatch(ISO);
-  expect(typeof res.body.path).toBe('string');
-}
 
 describe('API keys (/api/v1/apikeys)', () => {
   let h: WebHarness;
@@ -127,7 +115,7 @@ describe('API keys (/api/v1/apikeys)', () => {
       const res = await create({ name: 'born disabled', isEnabled: false });
       expect(res.status).toBe(201);
       expect(res.body.isEnabled).toBe(false);
-      expectError(await userinfo(res.body.key), 401, 'UNAUTHORISED');
+      expectErrorBody(await userinfo(res.body.key), 401, 'UNAUTHORISED');
     });
   });
 
@@ -157,13 +145,13 @@ describe('API keys (/api/v1/apikeys)', () => {
     it.each(cases)('refuses %s with 400 VALIDATION_ERROR naming the field, and creates nothing', async (_label, body, field) => {
       const before = await keyCount();
       const res = await create(body);
-      expectError(res, 400, 'VALIDATION_ERROR');
+      expectErrorBody(res, 400, 'VALIDATION_ERROR');
       expect(Object.keys(res.body.validationErrors)).toContain(field);
       expect(await keyCount()).toBe(before);
     });
 
     it('refuses a body that is not an object', async () => {
-      expectError(
+      expectErrorBody(
         await h.http
           .post('/api/v1/apikeys')
           .set('X-Api-Key', admin())
@@ -207,7 +195,7 @@ describe('API keys (/api/v1/apikeys)', () => {
         await h.http.delete(`/api/v1/apikeys/${k.id}`).set('X-Api-Key', k.key),
         await h.http.get('/api/v1/activities').set('X-Api-Key', k.key),
       ]) {
-        expectError(res, 403, 'FORBIDDEN');
+        expectErrorBody(res, 403, 'FORBIDDEN');
         expect(res.body.message).toMatch(/Administrator/);
       }
       expect(await keyCount()).toBe(before);
@@ -218,10 +206,10 @@ describe('API keys (/api/v1/apikeys)', () => {
       const k = (await create({ name: 'guarded' })).body;
       for (const wrong of [`mer_${randomBytes(32).toString('base64url')}`, sha256(k.key), k.keyPrefix, `${k.key}x`, k.key.slice(0, -1)]) {
         const res = await userinfo(wrong);
-        expectError(res, 401, 'UNAUTHORISED');
+        expectErrorBody(res, 401, 'UNAUTHORISED');
         expect(res.body.message).toMatch(/not valid/);
       }
-      expectError(await h.http.get('/api/v1/userinfo'), 401, 'UNAUTHORISED');
+      expectErrorBody(await h.http.get('/api/v1/userinfo'), 401, 'UNAUTHORISED');
     });
 
     it('sets lastUsedAt when the key is used', async () => {
@@ -270,7 +258,7 @@ describe('API keys (/api/v1/apikeys)', () => {
         .send({ description: null, expiresAt: null, roles: [] });
       expect(cleared.status).toBe(200);
       expect(cleared.body).toMatchObject({ name: 'after', description: null, expiresAt: null, roles: [] });
-      expectError(await h.http.get('/api/v1/apikeys').set('X-Api-Key', k.key), 403, 'FORBIDDEN');
+      expectErrorBody(await h.http.get('/api/v1/apikeys').set('X-Api-Key', k.key), 403, 'FORBIDDEN');
       // The secret is unchanged by updates.
       expect((await row(k.id)).key_hash).toBe(sha256(k.key));
     });
@@ -292,7 +280,7 @@ describe('API keys (/api/v1/apikeys)', () => {
       await userinfo(k.key).expect(200);
       await h.http.put(`/api/v1/apikeys/${k.id}`).set('X-Api-Key', admin()).send({ isEnabled: false }).expect(200);
       const refused = await userinfo(k.key);
-      expectError(refused, 401, 'UNAUTHORISED');
+      expectErrorBody(refused, 401, 'UNAUTHORISED');
       expect(refused.body.message).toMatch(/disabled/i);
       await h.http.put(`/api/v1/apikeys/${k.id}`).set('X-Api-Key', admin()).send({ isEnabled: true }).expect(200);
       await userinfo(k.key).expect(200);
@@ -306,7 +294,7 @@ describe('API keys (/api/v1/apikeys)', () => {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ expiresAt: past, isExpired: true });
       const refused = await userinfo(k.key);
-      expectError(refused, 401, 'UNAUTHORISED');
+      expectErrorBody(refused, 401, 'UNAUTHORISED');
       expect(refused.body.message).toMatch(/expired/i);
       // Removing the expiry brings it back.
       await h.http.put(`/api/v1/apikeys/${k.id}`).set('X-Api-Key', admin()).send({ expiresAt: null }).expect(200);
@@ -330,7 +318,7 @@ describe('API keys (/api/v1/apikeys)', () => {
       const k = (await create({ name: 'unchanged', roles: ['Administrator'] })).body;
       const before = await row(k.id);
       const res = await h.http.put(`/api/v1/apikeys/${k.id}`).set('X-Api-Key', admin()).send(body);
-      expectError(res, 400, 'VALIDATION_ERROR');
+      expectErrorBody(res, 400, 'VALIDATION_ERROR');
       expect(Object.keys(res.body.validationErrors)).toContain(field);
       expect(await row(k.id)).toEqual(before);
     });
@@ -344,17 +332,17 @@ describe('API keys (/api/v1/apikeys)', () => {
       expect(res.status).toBe(204);
       expect(res.text).toBe('');
       expect(await row(k.id)).toBeUndefined();
-      expectError(await h.http.get(`/api/v1/apikeys/${k.id}`).set('X-Api-Key', admin()), 404, 'NOT_FOUND');
+      expectErrorBody(await h.http.get(`/api/v1/apikeys/${k.id}`).set('X-Api-Key', admin()), 404, 'NOT_FOUND');
       const refused = await userinfo(k.key);
-      expectError(refused, 401, 'UNAUTHORISED');
+      expectErrorBody(refused, 401, 'UNAUTHORISED');
       expect(refused.body.message).toMatch(/not valid/);
-      expectError(await h.http.delete(`/api/v1/apikeys/${k.id}`).set('X-Api-Key', admin()), 404, 'NOT_FOUND');
+      expectErrorBody(await h.http.delete(`/api/v1/apikeys/${k.id}`).set('X-Api-Key', admin()), 404, 'NOT_FOUND');
     });
 
     it('lets a key delete itself, after which it is refused', async () => {
       const k = (await create({ name: 'self-destruct', roles: ['Administrator'] })).body;
       await h.http.delete(`/api/v1/apikeys/${k.id}`).set('X-Api-Key', k.key).expect(204);
-      expectError(await userinfo(k.key), 401, 'UNAUTHORISED');
+      expectErrorBody(await userinfo(k.key), 401, 'UNAUTHORISED');
     });
   });
 
@@ -366,7 +354,7 @@ describe('API keys (/api/v1/apikeys)', () => {
         await h.http.put(`/api/v1/apikeys/${id}`).set('X-Api-Key', admin()).send({ name: 'ghost' }),
         await h.http.delete(`/api/v1/apikeys/${id}`).set('X-Api-Key', admin()),
       ]) {
-        expectError(res, 404, 'NOT_FOUND');
+        expectErrorBody(res, 404, 'NOT_FOUND');
         expect(res.body.message).toContain(id);
       }
     });
@@ -380,7 +368,7 @@ describe('API keys (/api/v1/apikeys)', () => {
           await h.http.put(path).set('X-Api-Key', admin()).send({ name: 'x' }),
           await h.http.delete(path).set('X-Api-Key', admin()),
         ]) {
-          expectError(res, 400, 'VALIDATION_ERROR');
+          expectErrorBody(res, 400, 'VALIDATION_ERROR');
           expect(res.body.validationErrors).toHaveProperty('id');
         }
       },
@@ -393,8 +381,8 @@ describe('API keys (/api/v1/apikeys)', () => {
     });
 
     it('checks credentials before ids: 401 without a key, whatever the id', async () => {
-      expectError(await h.http.get('/api/v1/apikeys/abc'), 401, 'UNAUTHORISED');
-      expectError(await h.http.get(`/api/v1/apikeys/${randomUUID()}`), 401, 'UNAUTHORISED');
+      expectErrorBody(await h.http.get('/api/v1/apikeys/abc'), 401, 'UNAUTHORISED');
+      expectErrorBody(await h.http.get(`/api/v1/apikeys/${randomUUID()}`), 401, 'UNAUTHORISED');
     });
   });
 
@@ -495,7 +483,7 @@ describe('API keys (/api/v1/apikeys)', () => {
           .set('X-Api-Key', admin())
           .send({ expiresAt: new Date(Date.now() - 1000).toISOString() }),
       ]) {
-        expectError(res, 409, 'CONFLICT');
+        expectErrorBody(res, 409, 'CONFLICT');
         expect(res.body.message).toMatch(/MERIDIAN_BOOTSTRAP_API_KEY/);
       }
       expect((await bootstrapRows())[0]).toMatchObject({ is_enabled: true, roles: ['Administrator'], expires_at: null });
@@ -508,7 +496,7 @@ describe('API keys (/api/v1/apikeys)', () => {
       await db.query(`UPDATE api_key SET is_enabled = false, roles = '{}', expires_at = now() - interval '1 day' WHERE id = $1`, [
         before.id,
       ]);
-      expectError(await userinfo(h.adminKey), 401, 'UNAUTHORISED');
+      expectErrorBody(await userinfo(h.adminKey), 401, 'UNAUTHORISED');
       const second = await restart(h.adminKey);
       try {
         const rows = await bootstrapRows();
@@ -540,7 +528,7 @@ describe('API keys (/api/v1/apikeys)', () => {
         const rows = await bootstrapRows();
         expect(rows).toHaveLength(1);
         expect(rows[0]).toMatchObject({ id: before.id, key_hash: sha256(next), key_prefix: next.slice(0, 12) });
-        expectError(await restarted.http.get('/api/v1/userinfo').set('X-Api-Key', h.adminKey), 401, 'UNAUTHORISED');
+        expectErrorBody(await restarted.http.get('/api/v1/userinfo').set('X-Api-Key', h.adminKey), 401, 'UNAUTHORISED');
         await restarted.http.get('/api/v1/apikeys').set('X-Api-Key', next).expect(200);
         // Other keys are untouched.
         await restarted.http.get('/api/v1/apikeys').set('X-Api-Key', keeper.key).expect(200);

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JobQueue, RUNS_QUEUE } from '@meridian/jobs';
+import { authorisedRequest, HttpMethod, statusAndBody } from '@meridian/testing';
 import { Queue } from 'bullmq';
 import { Client } from 'pg';
 import { startWebApp, WebHarness } from './harness';
@@ -27,10 +28,8 @@ describe('Run profiles (/api/v1/synchronisation/connected-systems/{id}/run-profi
   let files: string;
   let seq = 0;
 
-  const api = (method: 'get' | 'post' | 'put' | 'delete', path: string, body?: unknown): Promise<Res> => {
-    const req = h.http[method](path).set('X-Api-Key', h.adminKey);
-    return (body === undefined ? req : req.send(body as object)).then((r) => ({ status: r.status, body: r.body }));
-  };
+  const api = (method: HttpMethod, path: string, body?: unknown): Promise<Res> =>
+    authorisedRequest(h.http, h.adminKey, method, path, body).then(statusAndBody);
   const system = async (mode = 'Import') => {
     seq += 1;
     const res = await api('post', BASE, { name: `System ${seq}`, connectorType: 'File', settings: { filePath: 'hr/people.csv', mode } });

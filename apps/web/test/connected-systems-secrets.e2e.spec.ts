@@ -2,7 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { builtInConnectors, Connector, ConnectorContext, ConnectorRegistry } from '@meridian/connectors';
 import { closeLogger, createServiceLogger, createValidationPipe, loadConfig, Logger } from '@meridian/platform';
-import { createTestDatabase, createTestEnvironment, TestDatabase, TestEnvironment } from '@meridian/testing';
+import { authorisedRequest, createTestDatabase, createTestEnvironment, HttpMethod, TestDatabase, TestEnvironment } from '@meridian/testing';
 import express from 'express';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,9 +49,8 @@ describe('Connected systems: secret settings over HTTP', () => {
   let pg: Client;
   const bodies: string[] = [];
 
-  const api = async (method: 'get' | 'post' | 'put' | 'delete', path: string, body?: unknown) => {
-    const req = request(app.getHttpServer())[method](path).set('X-Api-Key', env.bootstrapKey);
-    const res = await (body === undefined ? req : req.send(body as object));
+  const api = async (method: HttpMethod, path: string, body?: unknown) => {
+    const res = await authorisedRequest(request(app.getHttpServer()), env.bootstrapKey, method, path, body);
     bodies.push(res.text);
     return res;
   };

@@ -1,3 +1,4 @@
+import { authorisedRequest, HttpMethod, statusAndBody } from '@meridian/testing';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,10 +30,8 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
   let files: string;
   let seq = 0;
 
-  const api = (method: 'get' | 'post' | 'put' | 'delete', path: string, body?: unknown): Promise<Res> => {
-    const req = h.http[method](path).set('X-Api-Key', h.adminKey);
-    return (body === undefined ? req : req.send(body as object)).then((r) => ({ status: r.status, body: r.body }));
-  };
+  const api = (method: HttpMethod, path: string, body?: unknown): Promise<Res> =>
+    authorisedRequest(h.http, h.adminKey, method, path, body).then(statusAndBody);
   const writeCsv = (name: string, lines: string[]) => {
     mkdirSync(join(files, name, '..'), { recursive: true });
     writeFileSync(join(files, name), `${lines.join('\n')}\n`);

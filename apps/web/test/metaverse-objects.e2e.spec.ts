@@ -1,3 +1,4 @@
+import { authorisedRequest, HttpMethod } from '@meridian/testing';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { startWebApp, WebHarness } from './harness';
@@ -30,10 +31,7 @@ describe('metaverse objects (/api/v1/metaverse/objects)', () => {
   let ada: any;
   let grace: any;
 
-  const call = (method: 'get' | 'post' | 'put' | 'delete', path: string, body?: object) => {
-    const req = h.http[method](path).set('X-Api-Key', h.adminKey);
-    return body === undefined ? req : req.send(body);
-  };
+  const call = (method: HttpMethod, path: string, body?: object) => authorisedRequest(h.http, h.adminKey, method, path, body);
   const list = async (query: Record<string, string | number>) =>
     (
       await call(

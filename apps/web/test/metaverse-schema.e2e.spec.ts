@@ -1,4 +1,5 @@
 import { BUILT_IN_GROUP_ATTRIBUTES, BUILT_IN_USER_ATTRIBUTES } from '@meridian/domain';
+import { authorisedRequest, HttpMethod } from '@meridian/testing';
 import { Client } from 'pg';
 import { startWebApp, WebHarness } from './harness';
 
@@ -32,10 +33,7 @@ describe('metaverse schema (/api/v1/metaverse/object-types, /attributes)', () =>
   let hrSystemId: number;
   let adSystemId: number;
 
-  const call = (method: 'get' | 'post' | 'put' | 'delete', path: string, body?: object) => {
-    const req = h.http[method](path).set('X-Api-Key', h.adminKey);
-    return body === undefined ? req : req.send(body);
-  };
+  const call = (method: HttpMethod, path: string, body?: object) => authorisedRequest(h.http, h.adminKey, method, path, body);
   const attrId = async (name: string): Promise<number> =>
     (await db.query('SELECT id FROM metaverse_attribute WHERE name = $1', [name])).rows[0].id;
   const activities = async (targetType: string, targetId: string | number) =>

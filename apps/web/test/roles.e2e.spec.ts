@@ -1,3 +1,4 @@
+import { authorisedRequest, expectErrorBody } from '@meridian/testing';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { CLIENT_ID, RESOURCE, startIdentityProvider, TestIdentityProvider } from './oidc-provider';
@@ -6,19 +7,6 @@ import { startWebApp, WebHarness } from './harness';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const BASE = '/api/v1/roles';
 
-interface Res {
-  status: number;
-  body: any;
-  headers: Record<string, string>;
-}
-
-function expectError(res: Res, status: number, code: string): void {
-  expect({ status: res.status, code: res.body.code }).toEqual({ status, code });
-  expect(typeof res.body.message).toBe('string');
-  expect(res.body.timestamp).toMatch(ISO);
-  expect(typeof res.body.path).toBe('string');
-}
-
 describe('roles (/api/v1/roles)', () => {
   let h: WebHarness;
   let idp: TestIdentityProvider;
@@ -26,10 +14,8 @@ describe('roles (/api/v1/roles)', () => {
   let operator: { id: string; key: string };
   let adminRoleId: number;
 
-  const call = (method: 'get' | 'post' | 'delete', path: string, body?: object, key = operator.key) => {
-    const req = h.http[method](path).set('X-Api-Key', key);
-    return body === undefined ? req : req.send(body);
-  };
+  const call = (method: 'get' | 'post' | 'delete', path: string, body?: object, key = operator.key) =>
+    authorisedRequest(h.http, key, method, path, body);
   const createObject = async (objectType: string, attributes: Record<string, unknown>) =>
     (await call('post', '/api/v1/metaverse/objects', { objectType, attributes }).expect(201)).body as {
       id: string;
@@ -78,15 +64,15 @@ describe('roles (/api/v1/roles)', () => {
   it('answers 404 for a role that does not exist and 400 for an id that is not a positive integer', async () => {
     for (const path of [`${BASE}/999`, `${BASE}/999/members`, `${BASE}/2147483647`]) {
       const res = await call('get', path);
-      expectError(res, 404, 'NOT_FOUND');
+      expectErrorBody(res, 404, 'NOT_FOUND');
     }
     const user = await createObject('User', { 'Display Name': 'Nobody' });
-    expectError(await call('post', `${BASE}/999/members`, { metaverseObjectId: user.id }), 404, 'NOT_FOUND');
-    expectError(await call('delete', `${BASE}/999/members/${user.id}`), 404, 'NOT_FOUND');
+    expectErrorBody(await call('post', `${BASE}/999/members`, { metaverseObjectId: user.id }), 404, 'NOT_FOUND');
+    expectErrorBody(await call('delete', `${BASE}/999/members/${user.id}`), 404, 'NOT_FOUND');
     for (const bad of ['abc', '0', '-1', '1.5', '2147483648', '99999999999', '1e3', '0x1']) {
       for (const path of [`${BASE}/${bad}`, `${BASE}/${bad}/members`]) {
         const res = await call('get', path);
-        expectError(res, 400, 'VALIDATION_ERROR');
+        expectErrorBody(res, 400, 'VALIDATION_ERROR');
         expect(res.body.validationErrors).toHaveProperty('id');
       }
     }
@@ -151,7 +137,7 @@ describe('roles (/api/v1/roles)', () => {
     ])('refuses %s with 400 VALIDATION_ERROR and adds nobody', async (_label, body, field) => {
       const before = await memberIds(adminRoleId);
       const res = await call('post', `${BASE}/${adminRoleId}/members`, body());
-      expectError(res, 400, 'VALIDATION_ERROR');
+      expectErrorBody(res, 400, 'VALIDATION_ERROR');
       expect(res.body.validationErrors).toHaveProperty(field);
       expect(await memberIds(adminRoleId)).toEqual(before);
     });
@@ -159,7 +145,7 @@ describe('roles (/api/v1/roles)', () => {
     it('refuses a metaverse object that is not a User', async () => {
       const group = await createObject('Group', { 'Display Name': 'Engineers' });
       const res = await call('post', `${BASE}/${adminRoleId}/members`, { metaverseObjectId: group.id });
-      expectError(res, 400, 'VALIDATION_ERROR');
+      expectErrorBody(res, 400, 'VALIDATION_ERROR');
       expect(res.body.validationErrors.metaverseObjectId[0]).toMatch(/not a User/);
       expect(await memberIds(adminRoleId)).not.toContain(group.id);
     });
@@ -167,7 +153,7 @@ describe('roles (/api/v1/roles)', () => {
     it('refuses to remove the last Administrator (409) and keeps the member', async () => {
       const before = (await roleActivities()).length;
       const res = await call('delete', `${BASE}/${adminRoleId}/members/${ada.id}`);
-      expectError(res, 409, 'CONFLICT');
+      expectErrorBody(res, 409, 'CONFLICT');
       expect(res.body.message).toMatch(/last member of the Administrator role/);
       expect(await memberIds(adminRoleId)).toEqual([ada.id]);
       expect((await roleActivities()).length).toBe(before);
@@ -195,10 +181,10 @@ describe('roles (/api/v1/roles)', () => {
 
     it('answers 404 for removing someone who is not a member, and 400 for an id that is not a UUID', async () => {
       const res = await call('delete', `${BASE}/${adminRoleId}/members/${ada.id}`);
-      expectError(res, 404, 'NOT_FOUND');
-      expectError(await call('delete', `${BASE}/${adminRoleId}/members/${randomUUID()}`), 404, 'NOT_FOUND');
+      expectErrorBody(res, 404, 'NOT_FOUND');
+      expectErrorBody(await call('delete', `${BASE}/${adminRoleId}/members/${randomUUID()}`), 404, 'NOT_FOUND');
       const invalid = await call('delete', `${BASE}/${adminRoleId}/members/ada`);
-      expectError(invalid, 400, 'VALIDATION_ERROR');
+      expectErrorBody(invalid, 400, 'VALIDATION_ERROR');
       expect(invalid.body.validationErrors).toHaveProperty('metaverseObjectId');
       expect(await memberIds(adminRoleId)).toEqual([grace.id]);
     });
@@ -229,7 +215,7 @@ describe('roles (/api/v1/roles)', () => {
         roles: [],
         metaverseObjectId: olivia.id,
       });
-      expectError(await h.http.get(BASE).set('Authorization', token), 403, 'FORBIDDEN');
+      expectErrorBody(await h.http.get(BASE).set('Authorization', token), 403, 'FORBIDDEN');
 
       await call('post', `${BASE}/${adminRoleId}/members`, { metaverseObjectId: olivia.id }).expect(201);
       expect((await h.http.get('/api/v1/userinfo').set('Authorization', token).expect(200)).body).toMatchObject({
@@ -255,7 +241,7 @@ describe('roles (/api/v1/roles)', () => {
         isAdministrator: false,
         roles: [],
       });
-      expectError(await h.http.get(BASE).set('Authorization', token), 403, 'FORBIDDEN');
+      expectErrorBody(await h.http.get(BASE).set('Authorization', token), 403, 'FORBIDDEN');
     });
 
     it('records changes by an administrator whose display name is as long as allowed', async () => {
@@ -293,8 +279,8 @@ describe('roles (/api/v1/roles)', () => {
         ['delete', `${BASE}/${adminRoleId}/members/${before[0]}`, undefined],
       ] as const) {
         const anonymous = body === undefined ? h.http[method](path) : h.http[method](path).send(body);
-        expectError(await anonymous, 401, 'UNAUTHORISED');
-        expectError(await call(method, path, body, reader.key), 403, 'FORBIDDEN');
+        expectErrorBody(await anonymous, 401, 'UNAUTHORISED');
+        expectErrorBody(await call(method, path, body, reader.key), 403, 'FORBIDDEN');
       }
       expect(await memberIds(adminRoleId)).toEqual(before);
     });

@@ -1,4 +1,4 @@
-import { waitFor } from '@meridian/testing';
+import { processAlive, waitFor } from '@meridian/testing';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,20 +6,6 @@ import { Client } from 'pg';
 import { startScheduleRunner, startWebApp, WebHarness } from './harness';
 
 const MISSING = '6b1f3c2e-9a4d-4e6f-8b7a-1c2d3e4f5a6b';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A zombie (exited, not yet reaped by whoever adopted it) is not running either.
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 describe('schedule executions API (spec 4.5) and POST /schedules/{id}/run', () => {
   let h: WebHarness;
@@ -287,11 +273,11 @@ describe('schedule executions API (spec 4.5) and POST /schedules/{id}/run', () =
           rows: [step],
         } = await sql.query(`SELECT process_id FROM schedule_execution_step WHERE execution_id = $1`, [execution.id]);
         const pids = [step.process_id as number, Number(readFileSync(childFile, 'utf8'))];
-        expect(pids.every(alive)).toBe(true);
+        expect(pids.every(processAlive)).toBe(true);
 
         const res = await h.http.post(`/api/v1/schedule-executions/${execution.id}/cancel`).set(admin()).expect(200);
         expect(res.body.status).toBe('Cancelled');
-        await waitFor(async () => pids.every((p) => !alive(p)));
+        await waitFor(async () => pids.every((p) => !processAlive(p)));
         const done = await waitFor(async () => {
           const body = (await h.http.get(`/api/v1/schedule-executions/${execution.id}`).set(admin()).expect(200)).body;
           return body.steps[0].status === 'Cancelled' ? body : null;

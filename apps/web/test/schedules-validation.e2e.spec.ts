@@ -1,3 +1,4 @@
+import { authorisedRequest, statusAndBody } from '@meridian/testing';
 import { Client } from 'pg';
 import { startWebApp, WebHarness } from './harness';
 
@@ -13,11 +14,8 @@ describe('Schedules: validation (400 VALIDATION_ERROR with field names)', () => 
   let otherProfileId: number;
   let existing: any;
 
-  const api = (method: 'post' | 'put', path: string, body: unknown) =>
-    h.http[method](path)
-      .set('X-Api-Key', h.adminKey)
-      .send(body as object)
-      .then((r) => ({ status: r.status, body: r.body }));
+  const api = (method: 'post' | 'put', path: string, body: object) =>
+    authorisedRequest(h.http, h.adminKey, method, path, body).then(statusAndBody);
 
   beforeAll(async () => {
     h = await startWebApp();

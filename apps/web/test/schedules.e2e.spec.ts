@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { openStepConnectionString, ScheduleClock } from '@meridian/application';
 import { nextRunTime, SchedulePattern } from '@meridian/domain';
 import { loadConfig, SecretBox } from '@meridian/platform';
+import { authorisedRequest, HttpMethod } from '@meridian/testing';
 import { Client } from 'pg';
 import { startWebApp, WebHarness } from './harness';
 
@@ -45,9 +46,8 @@ describe('Schedules (/api/v1/schedules)', () => {
   let seq = 0;
   const texts: string[] = [];
 
-  const api = async (method: 'get' | 'post' | 'put' | 'delete', path: string, body?: unknown): Promise<Res> => {
-    const req = h.http[method](path).set('X-Api-Key', h.adminKey);
-    const r = await (body === undefined ? req : req.send(body as object));
+  const api = async (method: HttpMethod, path: string, body?: unknown): Promise<Res> => {
+    const r = await authorisedRequest(h.http, h.adminKey, method, path, body);
     texts.push(r.text);
     return { status: r.status, body: r.body, text: r.text };
   };

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { expectErrorBody } from '@meridian/testing';
 import { startWebApp, WebHarness } from './harness';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -9,13 +10,6 @@ interface Res {
   status: number;
   body: any;
   headers: Record<string, string>;
-}
-
-function expectError(res: Res, status: number, code: string): void {
-  expect({ status: res.status, code: res.body.code }).toEqual({ status, code });
-  expect(typeof res.body.message).toBe('string');
-  expect(res.body.timestamp).toMatch(ISO);
-  expect(typeof res.body.path).toBe('string');
 }
 
 const KNOWN = [
@@ -150,7 +144,7 @@ describe('service settings (/api/v1/service-settings)', () => {
         await put('Nope.Nothing', { value: 1 }),
         await revert('Nope.Nothing'),
       ]) {
-        expectError(res, 404, 'NOT_FOUND');
+        expectErrorBody(res, 404, 'NOT_FOUND');
         expect(res.body.message).toMatch(/does not exist/);
       }
     });
@@ -241,7 +235,7 @@ describe('service settings (/api/v1/service-settings)', () => {
     ])('refuses %s = %p with 400 VALIDATION_ERROR on value, stores nothing and records nothing', async (key, value) => {
       const activities = await settingActivities();
       const res = await put(key, { value });
-      expectError(res, 400, 'VALIDATION_ERROR');
+      expectErrorBody(res, 400, 'VALIDATION_ERROR');
       expect(res.body.validationErrors.value.join(' ')).toContain(key);
       expect(await stored(key)).toBeUndefined();
       expect(await settingActivities()).toBe(activities);
@@ -249,10 +243,10 @@ describe('service settings (/api/v1/service-settings)', () => {
 
     it('requires a value and refuses unknown fields', async () => {
       const missing = await put('Sync.PageSize', {});
-      expectError(missing, 400, 'VALIDATION_ERROR');
+      expectErrorBody(missing, 400, 'VALIDATION_ERROR');
       expect(missing.body.validationErrors.value[0]).toMatch(/value is required/);
       const extra = await put('Sync.PageSize', { value: 10, note: 'why' });
-      expectError(extra, 400, 'VALIDATION_ERROR');
+      expectErrorBody(extra, 400, 'VALIDATION_ERROR');
       expect(extra.body.validationErrors).toEqual({ note: ['note is not a known field'] });
       expect(await stored('Sync.PageSize')).toBeUndefined();
     });
@@ -264,7 +258,7 @@ describe('service settings (/api/v1/service-settings)', () => {
         await revert('Logging.Directory'),
         await put('Sso.Authority', { value: 'https://idp.example.org' }),
       ]) {
-        expectError(res, 400, 'BAD_REQUEST');
+        expectErrorBody(res, 400, 'BAD_REQUEST');
         expect(res.body.message).toMatch(/read-only/);
       }
       expect(await stored('Logging.Directory')).toBeUndefined();
@@ -317,12 +311,12 @@ describe('service settings (/api/v1/service-settings)', () => {
   describe('access', () => {
     it('needs credentials (401) and the Administrator role (403); a refused write changes nothing', async () => {
       const reader = (await h.http.post('/api/v1/apikeys').set('X-Api-Key', h.adminKey).send({ name: 'no roles' }).expect(201)).body;
-      expectError(await h.http.get(BASE), 401, 'UNAUTHORISED');
-      expectError(await h.http.put(`${BASE}/Sync.PageSize`).send({ value: 5 }), 401, 'UNAUTHORISED');
-      expectError(await h.http.get(BASE).set('X-Api-Key', reader.key), 403, 'FORBIDDEN');
-      expectError(await get('Sync.PageSize', reader.key), 403, 'FORBIDDEN');
-      expectError(await put('Sync.PageSize', { value: 5 }, reader.key), 403, 'FORBIDDEN');
-      expectError(await revert('Security.RateLimiting.AuthenticatedRequestsPerMinute', reader.key), 403, 'FORBIDDEN');
+      expectErrorBody(await h.http.get(BASE), 401, 'UNAUTHORISED');
+      expectErrorBody(await h.http.put(`${BASE}/Sync.PageSize`).send({ value: 5 }), 401, 'UNAUTHORISED');
+      expectErrorBody(await h.http.get(BASE).set('X-Api-Key', reader.key), 403, 'FORBIDDEN');
+      expectErrorBody(await get('Sync.PageSize', reader.key), 403, 'FORBIDDEN');
+      expectErrorBody(await put('Sync.PageSize', { value: 5 }, reader.key), 403, 'FORBIDDEN');
+      expectErrorBody(await revert('Security.RateLimiting.AuthenticatedRequestsPerMinute', reader.key), 403, 'FORBIDDEN');
       expect(await stored('Sync.PageSize')).toBeUndefined();
       expect(await stored('Security.RateLimiting.AuthenticatedRequestsPerMinute')).toBeDefined();
     });
@@ -369,7 +363,7 @@ describe('service settings (/api/v1/service-settings)', () => {
       (await h.http.post('/api/v1/apikeys').set('X-Api-Key', h.adminKey).send({ name, roles }).expect(201)).body as { key: string };
 
     function expectRateLimited(res: Res, limit: number): void {
-      expectError(res, 429, 'RATE_LIMITED');
+      expectErrorBody(res, 429, 'RATE_LIMITED');
       expect(res.body.message).toContain(`${limit} per minute`);
       const retryAfter = Number(res.headers['retry-after']);
       expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);

@@ -1,3 +1,4 @@
+import { authorisedRequest, HttpMethod } from '@meridian/testing';
 import { Client } from 'pg';
 import {
   ConnectedSystemFixture,
@@ -36,10 +37,7 @@ describe('sync rule mappings (spec 4.8) and attribute priority', () => {
   let importRule: any;
   let exportRule: any;
 
-  const call = (method: 'get' | 'post' | 'put' | 'delete', path: string, body?: object) => {
-    const req = h.http[method](path).set('X-Api-Key', h.adminKey);
-    return body === undefined ? req : req.send(body);
-  };
+  const call = (method: HttpMethod, path: string, body?: object) => authorisedRequest(h.http, h.adminKey, method, path, body);
   const person = () => hr.types.person.attributes;
   const adUser = () => ad.types.user.attributes;
   const mappings = (ruleId: number) => `${RULES}/${ruleId}/mappings`;

@@ -1,3 +1,4 @@
+import { authorisedRequest, HttpMethod } from '@meridian/testing';
 import { Client } from 'pg';
 import {
   ConnectedSystemFixture,
@@ -31,10 +32,7 @@ describe('matching rules of import sync rules', () => {
   let rule: any;
   let exportRule: any;
 
-  const call = (method: 'get' | 'post' | 'put' | 'delete', path: string, body?: object) => {
-    const req = h.http[method](path).set('X-Api-Key', h.adminKey);
-    return body === undefined ? req : req.send(body);
-  };
+  const call = (method: HttpMethod, path: string, body?: object) => authorisedRequest(h.http, h.adminKey, method, path, body);
   const matching = (ruleId: number) => `${RULES}/${ruleId}/matching-rules`;
   const person = () => hr.types.person.attributes;
   const lastActivity = async () => (await db.query(`SELECT * FROM activity ORDER BY created DESC, id DESC LIMIT 1`)).rows[0];

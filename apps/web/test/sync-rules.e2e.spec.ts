@@ -1,3 +1,4 @@
+import { authorisedRequest, HttpMethod } from '@meridian/testing';
 import { Client } from 'pg';
 import {
   ConnectedSystemFixture,
@@ -28,10 +29,7 @@ describe('sync rules (/api/v1/synchronisation/sync-rules)', () => {
   let user: { id: number; attributes: Record<string, number> };
   let group: { id: number; attributes: Record<string, number> };
 
-  const call = (method: 'get' | 'post' | 'put' | 'delete', path: string, body?: object) => {
-    const req = h.http[method](path).set('X-Api-Key', h.adminKey);
-    return body === undefined ? req : req.send(body);
-  };
+  const call = (method: HttpMethod, path: string, body?: object) => authorisedRequest(h.http, h.adminKey, method, path, body);
   const importRule = (overrides: Record<string, unknown> = {}) => ({
     name: `HR users in ${Math.random().toString(36).slice(2, 8)}`,
     connectedSystemId: hr.id,

@@ -17,3 +17,4 @@ export * from './engine/export-evaluation';
 export * from './engine/deletion-decision';
 export * from './engine/matching';
 export * from './common/date-time';
+export * from './common/sort-direction';

@@ -1,3 +1,6 @@
 export * from './test-database';
 export * from './test-env';
 export * from './hr-csv';
+export * from './api-requests';
+export * from './process-alive';
+export * from './error-body';

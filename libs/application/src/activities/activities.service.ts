@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { ActivityOperationType, ActivityStatus, ActivityTargetType, DomainError } from '@meridian/domain';
+import { ActivityOperationType, ActivityStatus, ActivityTargetType, DomainError, SortDirection } from '@meridian/domain';
 import {
   ActivityEntity,
   ActivityExecutionItemEntity,
@@ -35,7 +35,7 @@ export interface ActivityListQuery {
   /** At most 200 characters. */
   search?: string;
   sortBy?: ActivitySortKey;
-  sortDirection?: 'asc' | 'desc';
+  sortDirection?: SortDirection;
 }
 
 /**
@@ -98,7 +98,7 @@ export class ActivitiesService {
     return activityDetail(a, children.get(id) ?? 0);
   }
 
-  async items(id: string, query: { page?: unknown; pageSize?: unknown }) {
+  async items(id: string, query: Pick<ActivityListQuery, 'page' | 'pageSize'>) {
     const paging = parsePaging(query, { pageSize: 25, maxPageSize: 100 });
     const a = await this.require(id);
     if (a.targetType !== ActivityTargetType.ConnectedSystemRunProfile) {

@@ -26,4 +26,8 @@ export type {
   ExpressionFunctionInfo,
   ExpressionFunctionParameter,
 } from './expression-functions';
-export { renderExpressionDocs } from './expression-docs';
+// The data the reference (docs/expressions.md, rendered by tools/expression-docs) is generated from.
+export { EXAMPLE_CONTEXT, EXAMPLE_NOW } from './expression-functions';
+export { DATE_FORMAT_TOKENS } from './expression-dates';
+export { PRECEDENCE } from './expression-parser';
+export type { BinaryGroup, BinaryOperator } from './expression-ast';

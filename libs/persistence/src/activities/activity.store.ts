@@ -1,4 +1,4 @@
-import { ActivityStatus, ActivityTargetType } from '@meridian/domain';
+import { ActivityStatus, ActivityTargetType, SortDirection } from '@meridian/domain';
 import { returnedRows, SqlRunner, WriteResult } from '../sql/sql-runner';
 
 /** One page of activity ids in list order, and how many activities match. */
@@ -12,7 +12,7 @@ export interface ActivityListFilter {
   search: string | null;
   /** A column of SORTABLE_ACTIVITY_COLUMNS. */
   sortBy: ActivitySortKey;
-  direction: 'asc' | 'desc';
+  direction: SortDirection;
   offset: number;
   pageSize: number;
 }

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, Param, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { SettingValueType } from '@meridian/domain';
 import { Initiator, SettingsService } from '@meridian/application';
 import { Allow } from 'class-validator';
 import { AdminEndpoint, CurrentInitiator } from '../../http/endpoint.decorators';
@@ -9,7 +10,7 @@ class SettingDto {
   @ApiProperty({ example: 'Sync.PageSize' }) key: string;
   @ApiProperty({ example: 'Sync' }) category: string;
   @ApiProperty() description: string;
-  @ApiProperty({ enum: ['String', 'Boolean', 'Integer', 'TimeSpan', 'Enum'] }) valueType: string;
+  @ApiProperty({ enum: Object.values(SettingValueType) }) valueType: string;
   @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }], example: 1000 }) defaultValue: unknown;
   @ApiPropertyOptional({
     nullable: true,

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ACTIVITY_SORT_KEYS, ActivitySortKey } from '@meridian/application';
-import { ActivityStatus, ExecutionErrorType, SyncOutcome } from '@meridian/domain';
+import { ActivityStatus, ExecutionErrorType, InitiatedByType, SORT_DIRECTIONS, SortDirection, SyncOutcome } from '@meridian/domain';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { PageQueryDto } from '../../../http/paging.dto';
 
@@ -16,10 +16,10 @@ export class ActivityListQueryDto extends PageQueryDto {
   @IsIn(ACTIVITY_SORT_KEYS, { message: `sortBy must be one of ${ACTIVITY_SORT_KEYS.join(', ')}.` })
   sortBy?: ActivitySortKey;
 
-  @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'asc' })
+  @ApiPropertyOptional({ enum: SORT_DIRECTIONS, default: 'asc' })
   @IsOptional()
-  @IsIn(['asc', 'desc'], { message: 'sortDirection must be asc or desc.' })
-  sortDirection?: 'asc' | 'desc';
+  @IsIn(SORT_DIRECTIONS, { message: `sortDirection must be ${SORT_DIRECTIONS.join(' or ')}.` })
+  sortDirection?: SortDirection;
 }
 
 export class ActivitySummaryDto {
@@ -33,7 +33,7 @@ export class ActivitySummaryDto {
   @ApiPropertyOptional({ nullable: true, type: String }) targetName: string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) targetContext: string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) message: string | null;
-  @ApiProperty({ enum: ['User', 'ApiKey', 'System'] }) initiatedByType: string;
+  @ApiProperty({ enum: Object.values(InitiatedByType) }) initiatedByType: string;
   @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String }) initiatedById: string | null;
   @ApiPropertyOptional({ nullable: true, type: String }) initiatedByName: string | null;
   @ApiProperty() objectsToProcess: number;
