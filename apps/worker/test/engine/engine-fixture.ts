@@ -25,7 +25,7 @@ import {
   ImportRequest,
   ImportSession,
 } from '@meridian/connectors';
-import { ActivityOperationType, ActivityStatus, ActivityTargetType, RunType } from '@meridian/domain';
+import { ActivityOperationType, ActivityStatus, ActivityTargetType, RunType, UnresolvedReferenceHandling } from '@meridian/domain';
 import { ActivityEntity } from '@meridian/persistence';
 import { AppConfig, closeLogger, createServiceLogger, loadConfig, Logger, PlatformModule } from '@meridian/platform';
 import { createTestDatabase, createTestEnvironment, TestDatabase, TestEnvironment, writeHrCsv } from '@meridian/testing';
@@ -52,7 +52,7 @@ export interface FileSystemOptions {
   /** Path of the CSV under the connector-files root. */
   filePath: string;
   settings?: Record<string, string | number | boolean>;
-  unresolvedReferenceHandling?: 'Error' | 'Warn' | 'Ignore';
+  unresolvedReferenceHandling?: UnresolvedReferenceHandling;
   /** Object types to select (default: every discovered type). */
   objectTypes?: string[];
   /** Attributes to select per type (default: all). */
@@ -163,7 +163,7 @@ export class EngineFixture {
     name?: string;
     connectorType: string;
     settings?: Record<string, unknown>;
-    unresolvedReferenceHandling?: string;
+    unresolvedReferenceHandling?: UnresolvedReferenceHandling;
     objectTypes?: string[];
     attributes?: string[];
   }): Promise<SystemSetup> {

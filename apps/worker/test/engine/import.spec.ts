@@ -1,5 +1,5 @@
 import { RunContext, SettingsService } from '@meridian/application';
-import { ActivityStatus, ExecutionErrorType, ObjectChangeType, RunType, SettingKeys } from '@meridian/domain';
+import { ActivityStatus, ExecutionErrorType, ObjectChangeType, RunType, SettingKeys, UnresolvedReferenceHandling } from '@meridian/domain';
 import { ImportedObject } from '@meridian/connectors';
 import { HR_CSV_COLUMNS, HrRecord, hrRecord } from '@meridian/testing';
 import { EngineFixture, ScriptedConnector, SystemSetup } from './engine-fixture';
@@ -40,7 +40,7 @@ describe('import (worker)', () => {
   async function hrSystem(
     file: string,
     rows: number | string,
-    options: { pageSize?: number; handling?: 'Error' | 'Warn' | 'Ignore' } = {},
+    options: { pageSize?: number; handling?: UnresolvedReferenceHandling } = {},
   ) {
     if (typeof rows === 'number') await f.writeHr(file, rows);
     else f.writeFile(file, rows);
@@ -181,7 +181,7 @@ describe('import (worker)', () => {
 
   describe('rejected objects', () => {
     it('rejects both occurrences of a duplicate external ID, within a page and across pages, and undoes the earlier write', async () => {
-      const s = await hrSystem('dup/people.csv', 12, { handling: 'Ignore' });
+      const s = await hrSystem('dup/people.csv', 12, { handling: UnresolvedReferenceHandling.Ignore });
       const edited = (i: number, title: string) => line({ ...hrRecord(i), title });
       const rows = Array.from({ length: 12 }, (_, k) => line(hrRecord(k + 1)));
       // Page 1 (10 lines): rows 1-4, row 3 again, rows 5-9. Page 2: rows 10-12, row 2 again.
@@ -391,7 +391,7 @@ describe('import (worker)', () => {
     it('resolves references after the import and handles unresolved ones per the system setting', async () => {
       const unresolved = (r: HrRecord, i: number) => (i === 7 ? { ...r, manager: 'EMP999999' } : r);
       const outcomes: Record<string, unknown> = {};
-      for (const handling of ['Warn', 'Error', 'Ignore'] as const) {
+      for (const handling of [UnresolvedReferenceHandling.Warn, UnresolvedReferenceHandling.Error, UnresolvedReferenceHandling.Ignore]) {
         // The schema is discovered on a clean file (manager becomes a Reference); the import reads the one with the dangling manager.
         const s = await hrSystem(`refs-${handling}/people.csv`, 12, { handling });
         f.writeFile(`refs-${handling}/people.csv`, hr(12, unresolved));
@@ -405,7 +405,7 @@ describe('import (worker)', () => {
         };
         const seven = (await f.objects(s.systemId)).get('EMP000007')!;
         expect(seven.resolved_references).toEqual({ [s.attributes.manager]: [null] });
-        if (handling === 'Warn') {
+        if (handling === UnresolvedReferenceHandling.Warn) {
           expect(a.warning_message).toMatch(/1 object\(s\) .* have reference values that match no object/);
           expect(items[0].error_message).toMatch(/manager = "EMP999999" match no object of this system/);
           // The missing manager arrives: the unchanged object's reference resolves, and it is flagged for synchronisation.
@@ -459,7 +459,7 @@ describe('import (worker)', () => {
         'dn/people.csv',
         'id,mail,boss\nA1,ann@example.org,\nA2,bob@example.org,ANN@Example.ORG\nA3,cy@example.org,nobody@example.org\n',
       );
-      const s = await f.fileSystem({ filePath: 'dn/people.csv', unresolvedReferenceHandling: 'Ignore' });
+      const s = await f.fileSystem({ filePath: 'dn/people.csv', unresolvedReferenceHandling: UnresolvedReferenceHandling.Ignore });
       await f.updateAttribute(s.systemId, s.types.person, s.attributes.mail, { isSecondaryExternalId: true });
       await f.pg.query(`UPDATE connected_system_attribute SET type = 'Reference' WHERE id = $1`, [s.attributes.boss]);
       const full = await f.runProfile(s.systemId, RunType.FullImport);

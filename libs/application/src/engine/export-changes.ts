@@ -1,5 +1,11 @@
 import type { AttributeValue, ExportChange } from '@meridian/connectors';
-import { AttributeChangeOperation, AttributeDataType, AttributePlurality, ConnectorSpaceObjectStatus, PendingExportChangeType } from '@meridian/domain';
+import {
+  AttributeChangeOperation,
+  AttributeDataType,
+  AttributePlurality,
+  ConnectorSpaceObjectStatus,
+  PendingExportChangeType,
+} from '@meridian/domain';
 import type { ExportPageRow, ExportReferenceTarget, StoredAttributeChange } from '@meridian/persistence';
 import type { SchemaAttribute, SystemSchema } from './system-schema';
 

@@ -74,7 +74,8 @@ export class ImportPagePreparer {
   constructor(private readonly schema: SystemSchema) {
     for (const type of schema.objectTypes) {
       if (!type.externalId) continue;
-      const displayName = DISPLAY_NAME_ATTRIBUTES.map((n) => type.byName.get(n)).find((a) => a && a.type === AttributeDataType.String) ?? null;
+      const displayName =
+        DISPLAY_NAME_ATTRIBUTES.map((n) => type.byName.get(n)).find((a) => a && a.type === AttributeDataType.String) ?? null;
       this.plans.set(type.id, {
         type,
         externalId: type.externalId,
