@@ -120,7 +120,8 @@ describe('service settings (/api/v1/service-settings)', () => {
         defaultValue: 6000,
         minimum: 1,
         maximum: 1_000_000,
-        effectiveValue: 1_000_000,
+        effectiveValue: 6000,
+        isDefault: true,
       });
       expect(res.body.find((s: { key: string }) => s.key === 'Logging.MinimumLevel')).toMatchObject({
         valueType: 'Enum',

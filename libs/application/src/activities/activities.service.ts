@@ -8,7 +8,7 @@ import {
   ActivityStore,
   SORTABLE_ACTIVITY_COLUMNS,
 } from '@meridian/persistence';
-import { PagedResult, pageOf, parsePaging } from '@meridian/platform';
+import { PagedResult, pageOf, pagingOf } from '@meridian/platform';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { activityDetail, activitySummary, executionItemView } from './activity.views';
 import { Initiator } from './initiator';
@@ -73,7 +73,7 @@ export class ActivitiesService {
   }
 
   async list(query: ActivityListQuery): Promise<PagedResult<ReturnType<typeof activitySummary>>> {
-    const paging = parsePaging(query, { pageSize: 25, maxPageSize: 100 });
+    const paging = pagingOf(query, 25);
     const store = new ActivityStore(this.ds);
     const { ids, totalCount } = await store.page({
       search: query.search?.trim() || null,
@@ -99,7 +99,7 @@ export class ActivitiesService {
   }
 
   async items(id: string, query: Pick<ActivityListQuery, 'page' | 'pageSize'>) {
-    const paging = parsePaging(query, { pageSize: 25, maxPageSize: 100 });
+    const paging = pagingOf(query, 25);
     const a = await this.require(id);
     if (a.targetType !== ActivityTargetType.ConnectedSystemRunProfile) {
       throw DomainError.badRequest(`Activity ${id} is a ${a.targetType} activity; execution items exist only for run-profile activities.`);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ConnectorSpaceObjectStatus, DomainError } from '@meridian/domain';
-import { PagedResult, pageOf, parsePaging } from '@meridian/platform';
+import { PagedResult, pageOf, pagingOf } from '@meridian/platform';
 import { DataSource } from 'typeorm';
 import { AttributeMeta, ConnectedSystemStore, ConnectorSpaceItemRow, ConnectorSpaceReadStore } from '@meridian/persistence';
 import { prefixPattern } from '../common/query-params';
@@ -91,7 +91,7 @@ export class ConnectorSpaceQuery {
    * offset + LIST_COUNT_CAP + 1, so the work is bounded by the system's object count, never a sort of it.
    */
   async list(systemId: number, query: ConnectorSpaceListQuery): Promise<ConnectorSpacePage> {
-    const paging = parsePaging(query, { pageSize: 25, maxPageSize: 100 });
+    const paging = pagingOf(query, 25);
     const { status = null, objectTypeId = null, joined = null } = query;
     const search = query.search?.trim();
     await findSystem(this.ds.manager, systemId);

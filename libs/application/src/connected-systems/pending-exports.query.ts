@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { PendingExportChangeType, PendingExportStatus } from '@meridian/domain';
-import { PagedResult, pageOf, parsePaging } from '@meridian/platform';
+import { PagedResult, pageOf, pagingOf } from '@meridian/platform';
 import { DataSource } from 'typeorm';
 import { ConnectedSystemStore, PendingExportReadRow, PendingExportReadStore } from '@meridian/persistence';
 import { findSystem } from './connected-system.lookup';
@@ -27,7 +27,7 @@ export class PendingExportsQuery {
 
   /** Ordered by id: with or without a status, every page is a walk of (connected_system_id, status, id). */
   async list(systemId: number, query: PendingExportListQuery): Promise<PendingExportPage> {
-    const paging = parsePaging(query, { pageSize: 25, maxPageSize: 100 });
+    const paging = pagingOf(query, 25);
     const { status = null, changeType = null } = query;
     await findSystem(this.ds.manager, systemId);
     const { rows, totalCount, totalCountIsExact } = await new PendingExportReadStore(this.ds).page(

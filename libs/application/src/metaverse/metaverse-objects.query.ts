@@ -10,7 +10,7 @@ import {
   TypedAttributeValue,
   ValidationErrorCollector,
 } from '@meridian/domain';
-import { PagedResult, pageOf, parsePaging } from '@meridian/platform';
+import { PagedResult, pageOf, pagingOf } from '@meridian/platform';
 import {
   AttributeDefinition,
   LIST_COUNT_CAP,
@@ -127,7 +127,7 @@ export class MetaverseObjectsQuery {
 
   /** Checks the list query against the schema (every problem at once, by parameter) and resolves its names. */
   private async resolveListQuery(query: MetaverseObjectListQuery) {
-    const paging = parsePaging(query, { pageSize: 25, maxPageSize: 100 });
+    const paging = pagingOf(query, 25);
     const errors = new ValidationErrorCollector();
     const objectTypeId = query.objectTypeId ?? null;
     const search = query.search?.trim() || null;

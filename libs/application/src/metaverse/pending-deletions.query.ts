@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DomainError, formatGracePeriod, PendingDeletionStatus } from '@meridian/domain';
-import { PagedResult, pageOf, parsePaging } from '@meridian/platform';
+import { PagedResult, pageOf, pagingOf } from '@meridian/platform';
 import { MetaverseSchemaStore, PendingDeletionStore } from '@meridian/persistence';
 import { DataSource } from 'typeorm';
 
@@ -47,7 +47,7 @@ export class PendingDeletionsQuery {
 
   /** Ordered by id: a walk of the partial index per object type, merged, so a page never sorts every pending deletion. */
   async list(query: PendingDeletionListQuery): Promise<PagedResult<PendingDeletionView>> {
-    const paging = parsePaging(query, { pageSize: 25, maxPageSize: 100 });
+    const paging = pagingOf(query, 25);
     const { objectTypeId, typeIds } = await this.scope(query.objectTypeId);
     const store = new PendingDeletionStore(this.ds);
     const [rows, total] = await Promise.all([store.page(typeIds, paging.offset, paging.pageSize), store.count(objectTypeId)]);

@@ -9,7 +9,7 @@ import {
   ScheduleExecutionStore,
   ScheduleStore,
 } from '@meridian/persistence';
-import { Logger, LOGGER, PagedResult, pageOf, parsePaging } from '@meridian/platform';
+import { Logger, LOGGER, PagedResult, pageOf, pagingOf } from '@meridian/platform';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
@@ -51,7 +51,7 @@ export class ScheduleExecutionsService {
   ) {}
 
   async list(query: ExecutionListQuery): Promise<PagedResult<ExecutionSummaryView>> {
-    const paging = parsePaging(query, { pageSize: EXECUTIONS_DEFAULT_PAGE_SIZE, maxPageSize: EXECUTIONS_MAX_PAGE_SIZE });
+    const paging = pagingOf(query, EXECUTIONS_DEFAULT_PAGE_SIZE);
     const sortBy = query.sortBy ?? 'queuedAt';
     const scheduleId = query.scheduleId ?? null;
     const direction = query.sortDescending === false ? 'ASC' : 'DESC';

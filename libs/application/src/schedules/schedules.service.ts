@@ -21,7 +21,7 @@ import {
   ValidationErrors,
 } from '@meridian/domain';
 import { ScheduleEntity, ScheduleExecutionStore, ScheduleStatsRow, ScheduleStepEntity, ScheduleStore } from '@meridian/persistence';
-import { PagedResult, pageOf, parsePaging, SecretBox } from '@meridian/platform';
+import { PagedResult, PageQuery, pageOf, pagingOf, SecretBox } from '@meridian/platform';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
@@ -137,8 +137,8 @@ export class SchedulesService {
     private readonly clock: ScheduleClock,
   ) {}
 
-  async list(query: { page?: unknown; pageSize?: unknown }): Promise<PagedResult<ScheduleView>> {
-    const paging = parsePaging(query, { pageSize: 25, maxPageSize: 100 });
+  async list(query: PageQuery): Promise<PagedResult<ScheduleView>> {
+    const paging = pagingOf(query, 25);
     const store = new ScheduleStore(this.ds.manager);
     const count = await store.total();
     const ids = await store.pageIds(paging.pageSize, paging.offset);

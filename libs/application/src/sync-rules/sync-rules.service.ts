@@ -11,7 +11,7 @@ import {
   validateScopingCriteria,
 } from '@meridian/domain';
 import { AttributePriorityStore, SyncRuleEntity, SyncRuleFilter, SyncRuleSchemaStore, SyncRuleStore } from '@meridian/persistence';
-import { PagedResult, pageOf, parsePaging } from '@meridian/platform';
+import { PagedResult, pageOf, pagingOf } from '@meridian/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
@@ -49,8 +49,8 @@ export interface NewSyncRuleInput extends SyncRuleInput {
 }
 
 export interface SyncRuleListQuery {
-  page?: unknown;
-  pageSize?: unknown;
+  page?: number;
+  pageSize?: number;
   connectedSystemId?: number;
   direction?: SyncRuleDirection;
   metaverseObjectTypeId?: number;
@@ -73,7 +73,7 @@ export class SyncRulesService {
   ) {}
 
   async list(query: SyncRuleListQuery): Promise<PagedResult<SyncRuleView>> {
-    const paging = parsePaging(query, { pageSize: 25, maxPageSize: 100 });
+    const paging = pagingOf(query, 25);
     const filter: SyncRuleFilter = {
       connectedSystemId: query.connectedSystemId,
       metaverseObjectTypeId: query.metaverseObjectTypeId,

@@ -1,5 +1,3 @@
-import { ValidationErrorCollector } from '@meridian/domain';
-
 /** The paginated list envelope of spec 2.1. */
 export interface PagedResult<T> {
   items: T[];
@@ -11,29 +9,25 @@ export interface PagedResult<T> {
   hasPreviousPage: boolean;
 }
 
+/** `page` and `pageSize` of a list query, validated by its DTO. */
+export interface PageQuery {
+  page?: number;
+  pageSize?: number;
+}
+
 export interface Paging {
   page: number;
   pageSize: number;
   offset: number;
 }
 
-function parseInteger(raw: unknown): number | null {
-  if (raw === undefined || raw === null || raw === '') return null;
-  if (typeof raw === 'number') return Number.isSafeInteger(raw) ? raw : NaN;
-  if (typeof raw !== 'string' || !/^-?\d{1,12}$/.test(raw.trim())) return NaN;
-  return Number(raw);
-}
-
-/** Validates `page` (1-based) and `pageSize` (1..max) from a query; out of range → VALIDATION_ERROR. */
-export function parsePaging(query: { page?: unknown; pageSize?: unknown }, defaults: { pageSize: number; maxPageSize: number }): Paging {
-  const errors = new ValidationErrorCollector();
-  const page = parseInteger(query.page) ?? 1;
-  const pageSize = parseInteger(query.pageSize) ?? defaults.pageSize;
-  if (!Number.isInteger(page) || page < 1) errors.add('page', 'page must be a whole number of at least 1.');
-  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > defaults.maxPageSize) {
-    errors.add('pageSize', `pageSize must be a whole number from 1 to ${defaults.maxPageSize}.`);
-  }
-  errors.throwIfAny();
+/**
+ * The page a list query asks for. Its DTO has validated `page` (1-based) and `pageSize` (1..the endpoint's
+ * maximum) once; absent values take the first page and the endpoint's default size.
+ */
+export function pagingOf(query: PageQuery, defaultPageSize: number): Paging {
+  const page = query.page ?? 1;
+  const pageSize = query.pageSize ?? defaultPageSize;
   return { page, pageSize, offset: (page - 1) * pageSize };
 }
 
