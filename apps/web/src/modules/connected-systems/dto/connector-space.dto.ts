@@ -10,12 +10,11 @@ import {
   PendingExportStatus,
 } from '@meridian/domain';
 import { PageQueryDto, toQueryInt } from '../../../http/paging.dto';
+import { MAX_INTEGER_ID } from '../../../http/field.validation';
 
 const CSO_STATUSES = Object.values(ConnectorSpaceObjectStatus);
 const PE_STATUSES = Object.values(PendingExportStatus);
 const PE_CHANGE_TYPES = Object.values(PendingExportChangeType);
-/** Ids are PostgreSQL integers. */
-const MAX_ID = 2_147_483_647;
 const toQueryBoolean = ({ value }: { value: unknown }): unknown => (value === 'true' ? true : value === 'false' ? false : value);
 
 export class ConnectorSpaceListQueryDto extends PageQueryDto {
@@ -40,7 +39,7 @@ export class ConnectorSpaceListQueryDto extends PageQueryDto {
   @Transform(toQueryInt)
   @IsInt({ message: 'objectTypeId must be a whole number.' })
   @Min(1, { message: 'objectTypeId must be at least 1.' })
-  @Max(MAX_ID, { message: 'objectTypeId must be a positive whole number.' })
+  @Max(MAX_INTEGER_ID, { message: 'objectTypeId must be a positive whole number.' })
   objectTypeId?: number;
 
   @ApiPropertyOptional({ description: 'true: only objects joined to a metaverse object; false: only objects that are not.' })

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { MAX_INTEGER_ID } from '../../../http/field.validation';
 
 const ID = { message: '$property must be a positive whole number.' };
 
@@ -10,7 +11,7 @@ export class AttributePriorityQueryDto {
   @Type(() => Number)
   @IsInt(ID)
   @Min(1, ID)
-  @Max(2_147_483_647, ID)
+  @Max(MAX_INTEGER_ID, ID)
   metaverseObjectTypeId?: number;
 
   @ApiPropertyOptional({ description: 'Only contributors of this metaverse attribute.' })
@@ -18,7 +19,7 @@ export class AttributePriorityQueryDto {
   @Type(() => Number)
   @IsInt(ID)
   @Min(1, ID)
-  @Max(2_147_483_647, ID)
+  @Max(MAX_INTEGER_ID, ID)
   metaverseAttributeId?: number;
 }
 
@@ -26,13 +27,13 @@ export class SetAttributePriorityDto {
   @ApiProperty()
   @IsInt(ID)
   @Min(1, ID)
-  @Max(2_147_483_647, ID)
+  @Max(MAX_INTEGER_ID, ID)
   metaverseObjectTypeId: number;
 
   @ApiProperty()
   @IsInt(ID)
   @Min(1, ID)
-  @Max(2_147_483_647, ID)
+  @Max(MAX_INTEGER_ID, ID)
   metaverseAttributeId: number;
 
   @ApiProperty({

@@ -3,7 +3,7 @@ import { MAX_MAPPING_SOURCES } from '@meridian/application';
 import { MappingSourceType } from '@meridian/domain';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsBoolean, IsInt, IsOptional, IsString, Max, Min, ValidateNested } from 'class-validator';
-import { WhenPresent } from '../../../http/field.validation';
+import { MAX_INTEGER_ID, WhenPresent } from '../../../http/field.validation';
 
 const ID = { message: '$property must be a positive whole number.' };
 const TRUE_OR_FALSE = { message: '$property must be true or false.' };
@@ -28,14 +28,14 @@ export class MappingSourceInputDto {
   @IsOptional()
   @IsInt(ID)
   @Min(1, ID)
-  @Max(2_147_483_647, ID)
+  @Max(MAX_INTEGER_ID, ID)
   connectedSystemAttributeId?: number | null;
 
   @ApiPropertyOptional({ nullable: true, type: Number, description: "Export rules: an attribute of the rule's metaverse object type." })
   @IsOptional()
   @IsInt(ID)
   @Min(1, ID)
-  @Max(2_147_483_647, ID)
+  @Max(MAX_INTEGER_ID, ID)
   metaverseAttributeId?: number | null;
 
   @ApiPropertyOptional({
@@ -60,7 +60,7 @@ class MappingFieldsDto {
   @IsOptional()
   @IsInt(ID)
   @Min(1, ID)
-  @Max(2_147_483_647, ID)
+  @Max(MAX_INTEGER_ID, ID)
   targetMetaverseAttributeId?: number | null;
 
   @ApiPropertyOptional({
@@ -71,7 +71,7 @@ class MappingFieldsDto {
   @IsOptional()
   @IsInt(ID)
   @Min(1, ID)
-  @Max(2_147_483_647, ID)
+  @Max(MAX_INTEGER_ID, ID)
   targetConnectedSystemAttributeId?: number | null;
 
   @ApiPropertyOptional({
@@ -82,7 +82,7 @@ class MappingFieldsDto {
   @IsOptional()
   @IsInt()
   @Min(1)
-  @Max(2_147_483_647, PRIORITY)
+  @Max(MAX_INTEGER_ID, PRIORITY)
   priority?: number;
 
   @ApiPropertyOptional({

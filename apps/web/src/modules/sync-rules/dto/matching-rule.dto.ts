@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { WhenPresent } from '../../../http/field.validation';
+import { MAX_INTEGER_ID, WhenPresent } from '../../../http/field.validation';
 
 const ID = { message: '$property must be a positive whole number.' };
 const AT_LEAST_ONE = { message: 'connectedSystemAttributeIds must list at least one connected system attribute id.' };
@@ -19,7 +19,7 @@ class MatchingRuleFieldsDto {
   @IsOptional()
   @IsInt()
   @Min(1)
-  @Max(2_147_483_647, { message: 'order must be a whole number of at least 1 (1 = tried first).' })
+  @Max(MAX_INTEGER_ID, { message: 'order must be a whole number of at least 1 (1 = tried first).' })
   order?: number;
 }
 
@@ -36,7 +36,7 @@ export class CreateMatchingRuleDto extends MatchingRuleFieldsDto {
   @ArrayMaxSize(10, AT_MOST_TEN)
   @IsInt({ each: true, ...ID })
   @Min(1, { each: true, ...ID })
-  @Max(2_147_483_647, { each: true, ...ID })
+  @Max(MAX_INTEGER_ID, { each: true, ...ID })
   connectedSystemAttributeIds: number[];
 
   @ApiProperty({
@@ -45,7 +45,7 @@ export class CreateMatchingRuleDto extends MatchingRuleFieldsDto {
   })
   @IsInt(ID)
   @Min(1, ID)
-  @Max(2_147_483_647, ID)
+  @Max(MAX_INTEGER_ID, ID)
   metaverseAttributeId: number;
 }
 
@@ -57,14 +57,14 @@ export class UpdateMatchingRuleDto extends MatchingRuleFieldsDto {
   @ArrayMaxSize(10, AT_MOST_TEN)
   @IsInt({ each: true, ...ID })
   @Min(1, { each: true, ...ID })
-  @Max(2_147_483_647, { each: true, ...ID })
+  @Max(MAX_INTEGER_ID, { each: true, ...ID })
   connectedSystemAttributeIds?: number[];
 
   @ApiPropertyOptional()
   @WhenPresent()
   @IsInt(ID)
   @Min(1, ID)
-  @Max(2_147_483_647, ID)
+  @Max(MAX_INTEGER_ID, ID)
   metaverseAttributeId?: number;
 }
 

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { InboundOutOfScopeAction, OutboundDeprovisionAction, SyncRuleDirection } from '@meridian/domain';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsEnum, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { NonBlankText, UnlessNull, WhenPresent } from '../../../http/field.validation';
+import { MAX_INTEGER_ID, NonBlankText, UnlessNull, WhenPresent } from '../../../http/field.validation';
 import { PageQueryDto } from '../../../http/paging.dto';
 import { MappingDto } from './mapping.dto';
 import { MatchingRuleDto } from './matching-rule.dto';
@@ -20,7 +20,7 @@ export class SyncRuleListQueryDto extends PageQueryDto {
   @Type(() => Number)
   @IsInt(ID)
   @Min(1, ID)
-  @Max(2_147_483_647, ID)
+  @Max(MAX_INTEGER_ID, ID)
   connectedSystemId?: number;
 
   @ApiPropertyOptional({ enum: SyncRuleDirection })
@@ -33,7 +33,7 @@ export class SyncRuleListQueryDto extends PageQueryDto {
   @Type(() => Number)
   @IsInt(ID)
   @Min(1, ID)
-  @Max(2_147_483_647, ID)
+  @Max(MAX_INTEGER_ID, ID)
   metaverseObjectTypeId?: number;
 }
 
@@ -97,7 +97,7 @@ export class CreateSyncRuleDto extends SyncRuleFieldsDto {
   @ApiProperty({ description: 'The connected system; immutable.' })
   @IsInt(ID)
   @Min(1, ID)
-  @Max(2_147_483_647, ID)
+  @Max(MAX_INTEGER_ID, ID)
   connectedSystemId: number;
 
   @ApiProperty({ enum: SyncRuleDirection, description: 'Immutable.' })
@@ -107,13 +107,13 @@ export class CreateSyncRuleDto extends SyncRuleFieldsDto {
   @ApiProperty({ description: 'An object type of the connected system that is selected for synchronisation.' })
   @IsInt(ID)
   @Min(1, ID)
-  @Max(2_147_483_647, ID)
+  @Max(MAX_INTEGER_ID, ID)
   connectedSystemObjectTypeId: number;
 
   @ApiProperty({ description: 'A metaverse object type, e.g. the built-in User.' })
   @IsInt(ID)
   @Min(1, ID)
-  @Max(2_147_483_647, ID)
+  @Max(MAX_INTEGER_ID, ID)
   metaverseObjectTypeId: number;
 }
 
@@ -138,14 +138,14 @@ export class UpdateSyncRuleDto extends SyncRuleFieldsDto {
   @IsOptional()
   @IsInt(ID)
   @Min(1, ID)
-  @Max(2_147_483_647, ID)
+  @Max(MAX_INTEGER_ID, ID)
   connectedSystemObjectTypeId?: number;
 
   @ApiPropertyOptional({ description: 'Changeable only while the rule has no mappings, matching rules or criteria on the old type.' })
   @IsOptional()
   @IsInt(ID)
   @Min(1, ID)
-  @Max(2_147_483_647, ID)
+  @Max(MAX_INTEGER_ID, ID)
   metaverseObjectTypeId?: number;
 }
 
