@@ -1,5 +1,5 @@
-import { DomainError, parseDateTime, ValidationErrors } from '@meridian/domain';
-import { LogLevelView, resolveLogLevel } from './log-entry';
+import { parseDateTime } from '@meridian/domain';
+import { resolveLogLevel } from './log-entry';
 import { LOG_SERVICES, LogService } from './log-files';
 
 /** Spec §8: log entries limit default 500, range 1-5000; offset default 0. */
@@ -7,9 +7,10 @@ export const LOG_LIMIT_DEFAULT = 500;
 export const LOG_LIMIT_MAX = 5000;
 export const LOG_SEARCH_MAX_LENGTH = 200;
 
+/** A log query as its DTO validated it. */
 export interface LogQuery {
   /** `web`, `worker` or `scheduler`; all three when absent. */
-  service?: string;
+  service?: LogService;
   /** An ISO date or datetime: the UTC day that contains it. Today (UTC) when absent. */
   date?: string | Date;
   /** Level names or short forms, case-insensitive; all levels when absent or empty. */
@@ -20,7 +21,7 @@ export interface LogQuery {
   offset?: number;
 }
 
-export interface NormalisedLogQuery {
+export interface ResolvedLogQuery {
   services: LogService[];
   day: string;
   levels: Set<string> | null;
@@ -39,49 +40,18 @@ export function parseLogDay(value: string | Date): string | null {
   return parseDateTime(value)?.toISOString().slice(0, 10) ?? null;
 }
 
-/** Validates a query and fills in its defaults; invalid values are a VALIDATION_ERROR naming each field. */
-export function normaliseLogQuery(query: LogQuery, now = new Date()): NormalisedLogQuery {
-  const errors: ValidationErrors = {};
-  const fail = (field: string, message: string) => {
-    (errors[field] ??= []).push(message);
+/**
+ * Fills in a query's defaults and resolves its values. The query was validated once, by its DTO: the
+ * service is one of LOG_SERVICES, the date one parseLogDay reads, the levels names or short forms.
+ */
+export function resolveLogQuery(query: LogQuery, now = new Date()): ResolvedLogQuery {
+  const levels = query.levels?.length ? query.levels.map((l) => resolveLogLevel(l)?.name).filter((l): l is string => !!l) : [];
+  return {
+    services: query.service ? [query.service] : [...LOG_SERVICES],
+    day: (query.date !== undefined && query.date !== '' ? parseLogDay(query.date) : null) ?? now.toISOString().slice(0, 10),
+    levels: levels.length ? new Set(levels) : null,
+    search: query.search ? query.search.toLowerCase() : null,
+    limit: query.limit ?? LOG_LIMIT_DEFAULT,
+    offset: query.offset ?? 0,
   };
-
-  let services: LogService[] = [...LOG_SERVICES];
-  if (query.service !== undefined && query.service !== '') {
-    if ((LOG_SERVICES as readonly string[]).includes(query.service)) services = [query.service as LogService];
-    else fail('service', `service must be one of ${LOG_SERVICES.join(', ')}.`);
-  }
-
-  let day = now.toISOString().slice(0, 10);
-  if (query.date !== undefined && query.date !== '') {
-    const parsed = parseLogDay(query.date);
-    if (parsed) day = parsed;
-    else fail('date', 'date must be an ISO 8601 date or datetime, e.g. 2025-03-01 or 2025-03-01T10:00:00Z.');
-  }
-
-  let levels: Set<string> | null = null;
-  if (query.levels?.length) {
-    const resolved = query.levels.map((l) => resolveLogLevel(l));
-    if (resolved.some((l) => !l)) fail('levels', `levels must be level names: ${levelList()}.`);
-    else levels = new Set(resolved.map((l) => (l as LogLevelView).name));
-  }
-
-  let search: string | null = null;
-  if (query.search !== undefined && query.search !== '') {
-    if (query.search.length > LOG_SEARCH_MAX_LENGTH) fail('search', `search must be at most ${LOG_SEARCH_MAX_LENGTH} characters.`);
-    else search = query.search.toLowerCase();
-  }
-
-  const limit = query.limit ?? LOG_LIMIT_DEFAULT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > LOG_LIMIT_MAX)
-    fail('limit', `limit must be a whole number from 1 to ${LOG_LIMIT_MAX}.`);
-  const offset = query.offset ?? 0;
-  if (!Number.isSafeInteger(offset) || offset < 0) fail('offset', 'offset must be a whole number of at least 0.');
-
-  if (Object.keys(errors).length) throw DomainError.validationMany(errors);
-  return { services, day, levels, search, limit, offset };
-}
-
-function levelList(): string {
-  return 'Verbose, Debug, Information, Warning, Error, Fatal (or VRB, DBG, INF, WRN, ERR, FTL)';
 }

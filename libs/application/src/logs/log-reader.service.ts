@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@meridian/platform';
 import { LOG_LEVEL_VIEWS, LogEntryView, LogLevelView } from './log-entry';
 import { formatSize, LOG_SERVICES, LogFileRef, LogService, scanLogDir } from './log-files';
-import { LogQuery, normaliseLogQuery } from './log-query';
+import { LogQuery, resolveLogQuery } from './log-query';
 import { ReadStats } from './reverse-line-reader';
 import { lineMatcher, ServiceLogStream } from './service-log-stream';
 
@@ -57,7 +57,7 @@ export class LogReaderService {
 
   /** Entries of one UTC day, newest first across the chosen services and all the day's rolled files. */
   async read(query: LogQuery = {}, stats?: ReadStats): Promise<LogEntryView[]> {
-    const q = normaliseLogQuery(query);
+    const q = resolveLogQuery(query);
     const files = await scanLogDir(this.config.logDir, (f) => f.day === q.day);
     const streams = q.services
       .map((service) => ({ service, files: files.filter((f) => f.service === service).sort(byRollDescending) }))

@@ -1,6 +1,6 @@
 import { parseLogLine, resolveLogLevel, TimedEntry } from './log-entry';
 import { LogFileRef } from './log-files';
-import { NormalisedLogQuery } from './log-query';
+import { ResolvedLogQuery } from './log-query';
 import { ReadStats, ReverseLineReader } from './reverse-line-reader';
 
 /** Characters JSON.stringify writes unchanged; a needle made only of these appears verbatim in a matching line. */
@@ -13,7 +13,7 @@ const VERBATIM_IN_JSON = /^[\x20\x21\x23-\x5b\x5d-\x7e]+$/;
 const LINE_HEAD = /^\{"timestamp":"[^"\\]*","level":"([^"\\]*)"/;
 
 /** Decides whether a line is wanted, rejecting most non-matches before parsing the JSON. */
-export function lineMatcher(query: Pick<NormalisedLogQuery, 'levels' | 'search'>, service: string): (line: string) => TimedEntry | null {
+export function lineMatcher(query: Pick<ResolvedLogQuery, 'levels' | 'search'>, service: string): (line: string) => TimedEntry | null {
   const { levels, search } = query;
   const prefilter = search !== null && VERBATIM_IN_JSON.test(search);
   return (line) => {

@@ -5,6 +5,7 @@ import {
   LOG_LIMIT_MAX,
   LOG_SEARCH_MAX_LENGTH,
   LOG_SERVICES,
+  LogService,
   parseLogDay,
   resolveLogLevel,
 } from '@meridian/application';
@@ -51,7 +52,7 @@ export class LogQueryDto {
   @ApiPropertyOptional({ enum: LOG_SERVICES, description: 'Only this service; all three when absent.' })
   @IsOptional()
   @IsIn([...LOG_SERVICES], { message: `service must be one of ${LOG_SERVICES.join(', ')}.` })
-  service?: string;
+  service?: LogService;
 
   @ApiPropertyOptional({
     description:
