@@ -18,7 +18,7 @@ import {
   SECRET_MASK,
   validateSchedulePattern,
   validateScheduleSteps,
-  ValidationErrors,
+  ValidationErrorCollector,
 } from '@meridian/domain';
 import { ScheduleEntity, ScheduleExecutionStore, ScheduleStatsRow, ScheduleStepEntity, ScheduleStore } from '@meridian/persistence';
 import { PagedResult, PageQuery, pageOf, pagingOf, SecretBox } from '@meridian/platform';
@@ -376,8 +376,8 @@ export class SchedulesService {
     existing: ScheduleEntity | null,
     existingSteps: ScheduleStepEntity[] = [],
   ): Promise<{ fields: Partial<ScheduleEntity> & { name?: string }; steps: ScheduleStepDraft[] | null }> {
-    const errors: ValidationErrors = {};
-    const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+    const errors = new ValidationErrorCollector();
+    const add = (field: string, message: string) => errors.add(field, message);
     const fields: Partial<ScheduleEntity> = {};
 
     if (input.name !== undefined || !existing) {
@@ -410,7 +410,7 @@ export class SchedulesService {
     // cronExpression is read-only except for Custom: a generated one sent back (or sent at all) is ignored.
     if (pattern.patternType !== SchedulePatternType.Custom) pattern.cronExpression = null;
     for (const [field, messages] of Object.entries(validateSchedulePattern(pattern)))
-      for (const message of messages) if (!errors[field]) add(field, message);
+      for (const message of messages) if (!errors.has(field)) add(field, message);
 
     let steps: ScheduleStepDraft[] | null = null;
     if (input.steps !== undefined || !existing) {
@@ -419,7 +419,7 @@ export class SchedulesService {
       for (const [field, messages] of Object.entries(result.errors)) for (const message of messages) add(field, message);
       if (!Object.keys(result.errors).length) steps = await this.checkSteps(m, result.steps, existingSteps, add);
     }
-    if (Object.keys(errors).length) throw DomainError.validationMany(errors);
+    errors.throwIfAny();
 
     const normal = normaliseSchedulePattern(pattern);
     Object.assign(fields, {

@@ -7,6 +7,7 @@ import {
   ExpressionError,
   ExpressionErrorCode,
   findUnknownAttributes,
+  ValidationErrorCollector,
   ValidationErrors,
 } from '@meridian/domain';
 
@@ -68,9 +69,10 @@ export function mappingValidationError(
   expressionErrors: readonly FieldExpressionError[],
 ): DomainError | null {
   if (!Object.keys(fieldErrors).length && !expressionErrors.length) return null;
-  const validationErrors: ValidationErrors = {};
-  for (const [field, messages] of Object.entries(fieldErrors)) validationErrors[field] = [...messages];
-  for (const { field, error } of expressionErrors) (validationErrors[field] ??= []).push(error.displayMessage);
+  const collected = new ValidationErrorCollector();
+  for (const [field, messages] of Object.entries(fieldErrors)) for (const message of messages) collected.add(field, message);
+  for (const { field, error } of expressionErrors) collected.add(field, error.displayMessage);
+  const validationErrors = collected.byField;
   if (!expressionErrors.length) return DomainError.validationMany(validationErrors);
   const [first] = expressionErrors;
   const details = {

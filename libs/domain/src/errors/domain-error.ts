@@ -63,6 +63,15 @@ export class ValidationErrorCollector {
     return Object.keys(this.errors).length > 0;
   }
 
+  /** How many fields have messages. */
+  get fieldCount(): number {
+    return Object.keys(this.errors).length;
+  }
+
+  has(field: string): boolean {
+    return field in this.errors;
+  }
+
   /** The messages collected so far, by field (for an error that carries more than field messages). */
   get byField(): Readonly<ValidationErrors> {
     return this.errors;

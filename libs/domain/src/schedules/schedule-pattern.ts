@@ -1,4 +1,4 @@
-import type { ValidationErrors } from '../errors/domain-error';
+import { ValidationErrorCollector, type ValidationErrors } from '../errors/domain-error';
 import { cronExpressionProblems, normaliseCronExpression } from './cron-syntax';
 
 export const SCHEDULE_TRIGGER_TYPES = ['Cron', 'Manual'] as const;
@@ -115,8 +115,8 @@ function isBlank(v: unknown): boolean {
  * pattern). Returns field → messages, empty when valid.
  */
 export function validateSchedulePattern(p: SchedulePattern): ValidationErrors {
-  const errors: ValidationErrors = {};
-  const add = (field: keyof SchedulePattern, message: string) => (errors[field] ??= []).push(message);
+  const errors = new ValidationErrorCollector();
+  const add = (field: keyof SchedulePattern, message: string) => errors.add(field, message);
 
   if (!SCHEDULE_TRIGGER_TYPES.includes(p.triggerType)) add('triggerType', 'triggerType must be Cron or Manual.');
   if (!SCHEDULE_PATTERN_TYPES.includes(p.patternType)) add('patternType', 'patternType must be SpecificTimes, Interval or Custom.');
@@ -173,10 +173,10 @@ export function validateSchedulePattern(p: SchedulePattern): ValidationErrors {
 
   if (p.triggerType === 'Cron' && SCHEDULE_PATTERN_TYPES.includes(p.patternType)) {
     for (const field of REQUIRED_PATTERN_FIELDS[p.patternType]) {
-      if (isBlank(p[field]) && !errors[field]) add(field, `${field} is required for ${p.patternType} schedules with a Cron trigger.`);
+      if (isBlank(p[field]) && !errors.has(field)) add(field, `${field} is required for ${p.patternType} schedules with a Cron trigger.`);
     }
   }
-  return errors;
+  return errors.byField;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ValidationErrors } from '../errors/domain-error';
+import { ValidationErrorCollector, type ValidationErrors } from '../errors/domain-error';
 import { sqlConnectionStringProblem } from './connection-string';
 import { relativePathProblem } from '../common/relative-path';
 
@@ -96,15 +96,15 @@ export function relativeScriptPathProblem(path: string): string | null {
  * `ParallelWithPrevious`, whatever the request said.
  */
 export function validateScheduleSteps(input: unknown): { steps: ScheduleStepDraft[]; errors: ValidationErrors } {
-  const errors: ValidationErrors = {};
-  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+  const errors = new ValidationErrorCollector();
+  const add = (field: string, message: string) => errors.add(field, message);
   if (!Array.isArray(input)) {
     add('steps', 'steps must be an array of steps (an empty array for none).');
-    return { steps: [], errors };
+    return { steps: [], errors: errors.byField };
   }
   if (input.length > MAX_SCHEDULE_STEPS) {
     add('steps', `A schedule has at most ${MAX_SCHEDULE_STEPS} steps; got ${input.length}.`);
-    return { steps: [], errors };
+    return { steps: [], errors: errors.byField };
   }
   const drafts: ScheduleStepDraft[] = [];
   const seenIds = new Map<string, number>();
@@ -116,7 +116,7 @@ export function validateScheduleSteps(input: unknown): { steps: ScheduleStepDraf
       return;
     }
     const s = raw as Record<string, unknown>;
-    const before = Object.keys(errors).length;
+    const before = errors.fieldCount;
     for (const key of Object.keys(s)) if (!KNOWN_FIELDS.has(key)) add(f(key), `${f(key)} is not a known field.`);
 
     let id: string | null = null;
@@ -197,7 +197,7 @@ export function validateScheduleSteps(input: unknown): { steps: ScheduleStepDraf
     if (SCHEDULE_STEP_TYPES.includes(stepType)) {
       const { required, optional } = STEP_TYPE_FIELDS[stepType];
       for (const field of required) {
-        if (values[field] === undefined && !errors[f(field)]) add(f(field), `${f(field)} is required for ${stepType} steps.`);
+        if (values[field] === undefined && !errors.has(f(field))) add(f(field), `${f(field)} is required for ${stepType} steps.`);
       }
       for (const field of TYPE_FIELDS) {
         if (!required.includes(field) && !optional.includes(field) && values[field] !== undefined) {
@@ -205,7 +205,7 @@ export function validateScheduleSteps(input: unknown): { steps: ScheduleStepDraf
         }
       }
     }
-    if (Object.keys(errors).length !== before) return;
+    if (errors.fieldCount !== before) return;
     const text = (field: TextField) => (values[field] as string | undefined) ?? null;
     drafts.push({
       position,
@@ -226,7 +226,7 @@ export function validateScheduleSteps(input: unknown): { steps: ScheduleStepDraf
       sqlScriptPath: text('sqlScriptPath'),
     });
   });
-  if (Object.keys(errors).length) return { steps: [], errors };
+  if (errors.hasErrors) return { steps: [], errors: errors.byField };
 
   const ordered = [...drafts].sort((a, b) => a.stepIndex - b.stepIndex || a.position - b.position);
   let expected = 0;
@@ -243,7 +243,7 @@ export function validateScheduleSteps(input: unknown): { steps: ScheduleStepDraf
   ordered.forEach((step, i) => {
     step.executionMode = i > 0 && ordered[i - 1].stepIndex === step.stepIndex ? 'ParallelWithPrevious' : 'Sequential';
   });
-  return { steps: Object.keys(errors).length ? [] : ordered, errors };
+  return { steps: errors.hasErrors ? [] : ordered, errors: errors.byField };
 }
 
 /** How many sequential stages (distinct step indices) a list of steps has. */
