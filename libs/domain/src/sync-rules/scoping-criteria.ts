@@ -1,5 +1,5 @@
 import { parseDateTime } from '../common/date-time';
-import { ValidationErrors } from '../errors/domain-error';
+import { ValidationErrorCollector, ValidationErrors } from '../errors/domain-error';
 import { AttributeDataType } from '../metaverse/metaverse-schema';
 
 // Scoping criteria of sync rules (DOMAIN.md §2.2.2, docs/sync-rules.md): which objects a rule applies to.
@@ -212,14 +212,14 @@ export function validateScopingCriteria(
   attributes: ReadonlyMap<number, ScopingAttribute>,
   field = 'scopingCriteria',
 ): ScopingValidationResult {
-  const errors: ValidationErrors = {};
-  const add = (path: string, message: string) => (errors[path] ??= []).push(message);
+  const errors = new ValidationErrorCollector();
+  const add = (path: string, message: string) => errors.add(path, message);
   const counts = { groups: 0, criteria: 0 };
 
-  if (input === null || input === undefined) return { criteria: [], errors };
+  if (input === null || input === undefined) return { criteria: [], errors: errors.byField };
   if (!Array.isArray(input)) {
     add(field, `${field} must be an array of groups (an empty array: every object is in scope).`);
-    return { criteria: [], errors };
+    return { criteria: [], errors: errors.byField };
   }
 
   const criterion = (raw: unknown, path: string): ScopingCriterion | null => {
@@ -324,8 +324,8 @@ export function validateScopingCriteria(
   const groups = input.map((g, i) => group(g, `${field}[${i}]`, 1));
   if (counts.criteria > SCOPING_LIMITS.maxCriteria) add(field, `A rule can have at most ${SCOPING_LIMITS.maxCriteria} criteria in all.`);
   if (counts.groups > SCOPING_LIMITS.maxGroups) add(field, `A rule can have at most ${SCOPING_LIMITS.maxGroups} groups in all.`);
-  if (Object.keys(errors).length || groups.includes(null)) return { criteria: [], errors };
-  return { criteria: groups as ScopingGroup[], errors };
+  if (errors.hasErrors || groups.includes(null)) return { criteria: [], errors: errors.byField };
+  return { criteria: groups as ScopingGroup[], errors: errors.byField };
 }
 
 function criterionValue(
