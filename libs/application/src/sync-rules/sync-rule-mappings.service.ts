@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import {
   ActivityOperationType,
   AttributeDataType,
+  AttributeWritability,
   deriveMappingSourceType,
   MappingSourceType,
   placeAt,
@@ -269,7 +270,7 @@ export class SyncRuleMappingsService {
         errors.add(field, `Connected system attribute "${attribute.name}" is not selected for synchronisation; select it first.`);
         return undefined;
       }
-      if (attribute.writability === 'ReadOnly') {
+      if (attribute.writability === AttributeWritability.ReadOnly) {
         errors.add(field, `Connected system attribute "${attribute.name}" is read-only and cannot be exported to.`);
         return undefined;
       }

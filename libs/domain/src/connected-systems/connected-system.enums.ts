@@ -36,6 +36,12 @@ export function parseRunType(value: unknown): RunType | undefined {
   return RUN_TYPES.find((t) => t.toLowerCase() === value.toLowerCase());
 }
 
+/** Whether a connected system's attribute can be written by exports (the connector's schema says). */
+export enum AttributeWritability {
+  ReadOnly = 'ReadOnly',
+  ReadWrite = 'ReadWrite',
+}
+
 /** What an import does with a reference value it cannot resolve (DOMAIN.md §2.1 rule 5). */
 export enum UnresolvedReferenceHandling {
   Error = 'Error',

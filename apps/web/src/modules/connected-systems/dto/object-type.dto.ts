@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { AttributeWritability } from '@meridian/domain';
 import { IsBoolean, IsObject } from 'class-validator';
 import { WhenPresent } from '../../../http/field.validation';
 
@@ -26,7 +27,7 @@ export class CsAttributeDto {
   @ApiProperty({ description: 'Secondary external identifier (e.g. an LDAP DN); one per object type.' }) isSecondaryExternalId: boolean;
   @ApiProperty({ description: 'True when the attribute is an external ID or secondary external ID and so cannot be deselected.' })
   selectionLocked: boolean;
-  @ApiProperty({ enum: ['ReadOnly', 'ReadWrite'] }) writability: string;
+  @ApiProperty({ enum: Object.values(AttributeWritability) }) writability: string;
   @ApiProperty({ description: 'False when the last schema import no longer found the attribute (kept so its selection survives).' })
   presentInSchema: boolean;
 }
