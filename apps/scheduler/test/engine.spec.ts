@@ -514,7 +514,9 @@ describe('execution engine (real PostgreSQL and Redis, real child processes)', (
           { stepIndex: 0, stepType: 'Executable', name: 'script', executablePath: 'trace.sh', continueOnFailure: true },
         ],
       });
-      // The state a scheduler that died mid-run leaves behind, written directly.
+      // The state a scheduler that died mid-run leaves behind, written directly and in one transaction, so
+      // that the running scheduler cannot take the execution over before its steps exist.
+      await bed.sql.query('BEGIN');
       const {
         rows: [{ id: executionId }],
       } = await bed.sql.query(
@@ -548,6 +550,7 @@ describe('execution engine (real PostgreSQL and Redis, real child processes)', (
           ],
         );
       }
+      await bed.sql.query('COMMIT');
       await waitFor(async () => (await bed.executionsOf(scheduleId))[0].claimed_by === s.runner.instanceId, 30_000);
       await waitFor(async () => (await stepOf(executionId, 'script')).status === 'Failed', 30_000);
       expect((await stepOf(executionId, 'script')).error_message).toBe(
