@@ -20,19 +20,10 @@ export interface ConnectorSpaceListQuery {
   joined?: boolean;
 }
 
-export interface ConnectorSpaceObjectListItem {
-  id: string;
-  externalId: string | null;
-  secondaryExternalId: string | null;
-  displayName: string | null;
-  objectTypeId: number;
-  objectTypeName: string;
-  status: string;
-  metaverseObjectId: string | null;
-  joinType: string | null;
+/** A list row as the API answers it: timestamps as ISO text. */
+export interface ConnectorSpaceObjectListItem extends Omit<ConnectorSpaceItemRow, 'created' | 'lastUpdated'> {
   created: string;
   lastUpdated: string | null;
-  pendingExportCount: number;
 }
 
 /** The list envelope (spec 2.1) plus whether totalCount is exact (see LIST_COUNT_CAP). */

@@ -10,18 +10,10 @@ export interface PendingExportAttributeChangeView {
   metaverseObjectIds: string[] | null;
 }
 
-export interface PendingExportView {
-  id: string;
-  connectedSystemObjectId: string;
-  externalId: string | null;
-  displayName: string | null;
-  changeType: string;
-  status: string;
+/** A pending export as the API answers it: attribute changes named, timestamps as ISO text. */
+export interface PendingExportView extends Omit<PendingExportReadRow, 'attributeChanges' | 'nextAttemptAt' | 'created' | 'lastUpdated'> {
   attributeChanges: PendingExportAttributeChangeView[];
-  errorCount: number;
-  confirmationAttempts: number;
   nextAttemptAt: string | null;
-  lastError: string | null;
   created: string;
   lastUpdated: string | null;
 }
