@@ -16,5 +16,6 @@ export * from './engine/inbound-flow';
 export * from './engine/export-evaluation';
 export * from './engine/deletion-decision';
 export * from './engine/matching';
+export * from './history/history.enums';
 export * from './common/date-time';
 export * from './common/sort-direction';

@@ -31,6 +31,8 @@ import {
 } from './entities/sync-rule.entity';
 import { Engine1764100000000 } from './migrations/1764100000000-engine';
 import { PendingExportEntity, RunLockEntity } from './entities/engine.entity';
+import { ConnectedSystemObjectChangeEntity, MetaverseObjectChangeEntity } from './entities/history.entity';
+import { History1764200000000 } from './migrations/1764200000000-history';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
 /** Every entity, as classes (not globs) so the same options work from dist, the CLI and jest. */
@@ -63,10 +65,18 @@ export const ENTITIES = [
   ScheduleExecutionStepEntity,
   PendingExportEntity,
   RunLockEntity,
+  ConnectedSystemObjectChangeEntity,
+  MetaverseObjectChangeEntity,
 ];
 
 /** Migrations in order. Never `synchronize`. */
-export const MIGRATIONS = [Init1763800000000, ConfigurationModel1763900000000, Schedules1764000000000, Engine1764100000000];
+export const MIGRATIONS = [
+  Init1763800000000,
+  ConfigurationModel1763900000000,
+  Schedules1764000000000,
+  Engine1764100000000,
+  History1764200000000,
+];
 
 export function dataSourceOptions(databaseUrl: string, applicationName = 'meridian', poolSize = 10): DataSourceOptions {
   return {

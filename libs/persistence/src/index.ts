@@ -10,6 +10,7 @@ export * from './entities/sync-rule.entity';
 export * from './entities/certificate.entity';
 export * from './entities/schedule.entity';
 export * from './entities/engine.entity';
+export * from './entities/history.entity';
 export * from './data-source.options';
 export * from './database';
 export * from './bulk';

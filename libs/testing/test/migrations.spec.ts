@@ -78,12 +78,14 @@ describe('migrations', () => {
     expect(await count(`SELECT count(*) AS n FROM activity_execution_item WHERE activity_id = $1`, [activity.id])).toBe(0);
   });
 
-  it('reverts cleanly', async () => {
+  it('reverts the engine and history migrations cleanly', async () => {
     const scratch = await createTestDatabase('revert');
     const other = await new DataSource(dataSourceOptions(scratch.url)).initialize();
     try {
       await other.undoLastMigration();
-      expect(await pendingMigrations(other)).toEqual(['Engine1764100000000']);
+      expect(await pendingMigrations(other)).toEqual(['History1764200000000']);
+      await other.undoLastMigration();
+      expect(await pendingMigrations(other)).toEqual(['Engine1764100000000', 'History1764200000000']);
       await other.runMigrations();
       expect(await pendingMigrations(other)).toEqual([]);
     } finally {

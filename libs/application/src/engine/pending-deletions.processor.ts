@@ -4,6 +4,7 @@ import { ActivityOperationType, ActivityStatus, ActivityTargetType, InitiatedByT
 import { ActivityEntity, BulkSession, metaverseLockKey, RunLockStore, RunStore, SyncStore } from '@meridian/persistence';
 import { Logger, LOGGER } from '@meridian/platform';
 import { DataSource } from 'typeorm';
+import { SettingsService } from '../settings/settings.service';
 import { RunContext } from './run-context';
 import { SyncConfiguration } from './sync-configuration';
 import { SyncPage } from './sync-page';
@@ -21,6 +22,7 @@ export class PendingDeletionsProcessor {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly settings: SettingsService,
   ) {}
 
   async deleteExpired(): Promise<number> {
@@ -55,6 +57,16 @@ export class PendingDeletionsProcessor {
           runType: RunType.FullSynchronisation,
           pageSize: PENDING_DELETION_BATCH_SIZE,
           filePath: null,
+          history: {
+            ...(await this.settings.changeTracking()),
+            origin: {
+              activityId: activity.id,
+              runProfileId: null,
+              initiatedByType: InitiatedByType.System,
+              initiatedById: null,
+              initiatedByName: 'Housekeeping',
+            },
+          },
         },
         session,
       );

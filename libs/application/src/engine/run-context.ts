@@ -1,5 +1,14 @@
 import { ActivityStatus, ExecutionErrorType, formatOutcomeSummary, RunType } from '@meridian/domain';
-import { BulkSession, emptyCounters, ExecutionItemRow, ExecutionItemStore, RunCounters, RunStore } from '@meridian/persistence';
+import {
+  BulkSession,
+  ChangeOrigin,
+  ChangeRecordStore,
+  emptyCounters,
+  ExecutionItemRow,
+  ExecutionItemStore,
+  RunCounters,
+  RunStore,
+} from '@meridian/persistence';
 
 /** Thrown at a page boundary when an administrator cancelled the run. */
 export class RunCancelledError extends Error {
@@ -20,6 +29,17 @@ export interface RunInfo {
   runType: RunType;
   pageSize: number;
   filePath: string | null;
+  /** Change tracking (spec 2.13): which kinds of change record the run writes, and their origin. */
+  history: RunHistory;
+}
+
+/** What a run records of its changes: the service settings read when it started, and who started it. */
+export interface RunHistory {
+  /** ChangeTracking.CsoChanges.Enabled */
+  cso: boolean;
+  /** ChangeTracking.MvoChanges.Enabled */
+  mvo: boolean;
+  origin: ChangeOrigin;
 }
 
 /** Items buffered before they are written (they are also written at every progress write). */
@@ -44,6 +64,7 @@ export class RunContext {
   private message: string | null = null;
   /** When the run started (pending exports created since belong to this run). */
   readonly startedAt = new Date();
+  private changeStore: ChangeRecordStore | null = null;
 
   constructor(
     readonly info: RunInfo,
@@ -53,6 +74,11 @@ export class RunContext {
 
   get activityId(): string {
     return this.info.activityId;
+  }
+
+  /** Where the run writes its change records (ChangeRecordStore on the run's session); see info.history. */
+  get changes(): ChangeRecordStore {
+    return (this.changeStore ??= new ChangeRecordStore(this.session));
   }
 
   /** Records an execution item (objects that changed or failed); an error type counts in totalErrors. */

@@ -84,6 +84,16 @@ export class RunProfileExecutor {
           runType,
           pageSize,
           filePath: activity.filePath,
+          history: {
+            ...(await this.settings.changeTracking()),
+            origin: {
+              activityId,
+              runProfileId: activity.runProfileId,
+              initiatedByType: activity.initiatedByType,
+              initiatedById: activity.initiatedById,
+              initiatedByName: activity.initiatedByName,
+            },
+          },
         },
         session,
       );

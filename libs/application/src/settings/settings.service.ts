@@ -128,6 +128,12 @@ export class SettingsService extends RateLimitPolicy implements OnModuleDestroy 
     return decodeSettingValue(def, row?.value);
   }
 
+  /** Which change records runs write (ChangeTracking.CsoChanges.Enabled, ChangeTracking.MvoChanges.Enabled), read as a run starts. */
+  async changeTracking(): Promise<{ cso: boolean; mvo: boolean }> {
+    const [cso, mvo] = await Promise.all([this.effective(SettingKeys.CsoChangeTracking), this.effective(SettingKeys.MvoChangeTracking)]);
+    return { cso: cso === true, mvo: mvo === true };
+  }
+
   /** The value from a cache refreshed every few seconds: for hot paths such as rate limiting. */
   cached(key: string): SettingValue {
     const def = this.definition(key);

@@ -6,3 +6,4 @@ export * from './sync.store';
 export * from './import.store';
 export * from './export.store';
 export * from './statistics.store';
+export * from './change-record.store';

@@ -60,6 +60,9 @@ export interface RunActivityRecord {
   runType: string | null;
   pageSize: number | null;
   filePath: string | null;
+  initiatedByType: string;
+  initiatedById: string | null;
+  initiatedByName: string | null;
 }
 
 export interface RunProgress {
@@ -85,7 +88,8 @@ export class RunStore {
     return this.s.row<RunActivityRecord>(
       `SELECT a.id, a.status, a.cancel_requested AS "cancelRequested", a.claimed_at AS "claimedAt", a.connected_system_id AS "connectedSystemId",
               a.connected_system_run_profile_id AS "runProfileId", coalesce(p.run_type, a.connected_system_run_type) AS "runType",
-              p.page_size AS "pageSize", p.file_path AS "filePath"
+              p.page_size AS "pageSize", p.file_path AS "filePath",
+              a.initiated_by_type AS "initiatedByType", a.initiated_by_id AS "initiatedById", a.initiated_by_name AS "initiatedByName"
          FROM activity a LEFT JOIN connected_system_run_profile p ON p.id = a.connected_system_run_profile_id
         WHERE a.id = $1`,
       [activityId],
