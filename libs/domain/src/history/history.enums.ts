@@ -12,9 +12,15 @@ export enum CsoChangeType {
 
 /** What happened to a metaverse object (a change record, spec 2.13). */
 export enum MvoChangeType {
+  /** Created from a connector space object (the record names it). */
   Projected = 'Projected',
+  /** Values changed by inbound attribute flow (old and new values, contributing system). */
   AttributeFlow = 'AttributeFlow',
+  /** A connector space object joined it (matching rules, or adoption before provisioning). */
   Joined = 'Joined',
+  /** A new object was provisioned for it in a connected system (a placeholder until exported). */
+  Provisioned = 'Provisioned',
+  /** A connector space object left it (obsoleted, out of scope, or disconnected by an export rule). */
   Disconnected = 'Disconnected',
   Deleted = 'Deleted',
 }
