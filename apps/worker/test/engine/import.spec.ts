@@ -10,6 +10,7 @@ import {
   UnresolvedReferenceHandling,
 } from '@meridian/domain';
 import { ImportedObject } from '@meridian/connectors';
+import { ChangeRecordStore } from '@meridian/persistence';
 import { HR_CSV_COLUMNS, HrRecord, hrRecord } from '@meridian/testing';
 import { EngineFixture, ScriptedConnector, SystemSetup } from './engine-fixture';
 
@@ -980,6 +981,31 @@ describe('import (worker)', () => {
         ['EMP000002', CsoChangeType.Added],
         ['EMP000003', CsoChangeType.Added],
       ]);
+    });
+
+    it('a page whose records cannot be written keeps neither its objects nor its records', async () => {
+      const s = await hrSystem('history-crash/people.csv', 15, { handling: UnresolvedReferenceHandling.Ignore });
+      const insert = ChangeRecordStore.prototype.insertCsoChanges;
+      let calls = 0;
+      // The second page's records are written, then the database connection "fails" before the page commits.
+      const spy = jest.spyOn(ChangeRecordStore.prototype, 'insertCsoChanges').mockImplementation(async function (
+        this: ChangeRecordStore,
+        ...args: Parameters<ChangeRecordStore['insertCsoChanges']>
+      ) {
+        await insert.apply(this, args);
+        if (++calls === 2) throw new Error('connection lost');
+      });
+      try {
+        const a = await f.run(s.systemId, s.full);
+        expect(a).toMatchObject({ status: ActivityStatus.FailedWithError, total_added: 10 });
+      } finally {
+        spy.mockRestore();
+      }
+      const objects = await f.objects(s.systemId);
+      expect(objects.size).toBe(10);
+      expect((await records(s.systemId)).map((r) => r.connected_system_object_id).sort()).toEqual(
+        [...objects.values()].map((o) => o.id).sort(),
+      );
     });
 
     it('tracking off: no record at all, and the same counters and items', async () => {
