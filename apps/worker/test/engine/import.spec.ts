@@ -606,6 +606,8 @@ describe('import (worker)', () => {
       const a = await f.run(s.systemId, s.full);
       expect(a).toMatchObject({ status: ActivityStatus.CompleteWithError, total_added: 0, total_updated: 0, total_errors: 1 });
       expect(a.message).toMatch(/ 2 export\(s\) confirmed\.$/);
+      // Confirming changes no value: no change record.
+      expect(await f.query(`SELECT id FROM connected_system_object_change WHERE activity_id = $1`, [a.id])).toEqual([]);
       const rows = new Map(
         (await f.query(`SELECT * FROM pending_export WHERE connected_system_id = $1`, [s.systemId])).map((r) => [r.id, r]),
       );
@@ -841,9 +843,15 @@ describe('import (worker)', () => {
         expect(recorded.every(idOfChangeTime)).toBe(true);
       });
 
-      it('re-import of unchanged data: no record', async () => {
+      it('re-import of unchanged data: no record, not even for the content hash of an object an export wrote', async () => {
+        // As an export leaves it: the values it wrote, no content hash; the import only records the hash.
+        await f.pg.query(
+          `UPDATE connected_system_object SET content_hash = NULL WHERE connected_system_id = $1 AND external_id = 'EMP000003'`,
+          [s.systemId],
+        );
         const a = await f.run(s.systemId, s.full);
         expect(a).toMatchObject({ status: ActivityStatus.Complete, total_added: 0, total_updated: 0, total_deleted: 0 });
+        expect((await f.objects(s.systemId)).get('EMP000003')!.content_hash).not.toBeNull();
         expect(await records(s.systemId, a.id)).toEqual([]);
         expect(await records(s.systemId)).toHaveLength(5);
       });
