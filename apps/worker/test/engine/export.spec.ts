@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { INestApplicationContext } from '@nestjs/common';
 import { RunContext, RunProfileExecutor, SettingsService, SYSTEM_INITIATOR } from '@meridian/application';
 import { Connector, ConnectorRegistry, ExportSession } from '@meridian/connectors';
-import { ActivityStatus, SettingKeys } from '@meridian/domain';
+import { ActivityStatus, CsoChangeType, InitiatedByType, SettingKeys } from '@meridian/domain';
 import { BulkSession, ExportStore, StatisticsStore, uuidV7 } from '@meridian/persistence';
 import { closeLogger, createServiceLogger, loadConfig, Logger } from '@meridian/platform';
 import { createTestDatabase, createTestEnvironment, TestDatabase, TestEnvironment } from '@meridian/testing';
@@ -198,6 +198,12 @@ describe('export (worker)', () => {
   }
 
   const cso = (id: string) => one(`SELECT * FROM connected_system_object WHERE id = $1`, [id]);
+  /** The change records a run wrote for a system, by external ID. */
+  const changeRecords = (s: TestSystem, activityId: string) =>
+    all(`SELECT * FROM connected_system_object_change WHERE connected_system_id = $1 AND activity_id = $2 ORDER BY external_id, id`, [
+      s.id,
+      activityId,
+    ]);
   const pendingExports = (s: TestSystem) => all(`SELECT * FROM pending_export WHERE connected_system_id = $1 ORDER BY created, id`, [s.id]);
   const items = (activityId: string) =>
     all(`SELECT * FROM activity_execution_item WHERE activity_id = $1 ORDER BY external_id_value`, [activityId]);
@@ -607,6 +613,14 @@ describe('export (worker)', () => {
 
     expect(a.message).toMatch(/2 exported \(2 created.*1 changed during the export and stay pending/);
     expect(await cso(ada.cso)).toMatchObject({ status: 'Normal', external_id: 'E1' });
+    // What was written is recorded all the same (not the value merged meanwhile).
+    expect((await changeRecords(s, a.id)).find((r) => r.external_id === 'E1')).toMatchObject({
+      change_type: CsoChangeType.Added,
+      attribute_changes: [
+        { a: s.attr.employeeId, o: [], n: ['E1'] },
+        { a: s.attr.displayName, o: [], n: ['Ada'] },
+      ],
+    });
     const left = await pendingExports(s);
     expect(left).toMatchObject([{ id: ada.pe, status: 'Pending', change_type: 'Update' }]);
     expect(left[0].attribute_changes).toContainEqual({ a: s.attr.mail, op: 'Replace', v: ['ada@new.org'] });
@@ -691,5 +705,152 @@ describe('export (worker)', () => {
     expect(large.total).toBe(small.total);
     // Read the page, resolve its references, stage its results.
     expect(small.perPage).toEqual([3, 3]);
+  });
+
+  describe('change records', () => {
+    it('a Create: Added, with the external ID it got and every value written, and the origin of the run', async () => {
+      const s = await newSystem();
+      const made = await provision(s, [
+        { id: 'E1', name: 'Ada', mail: ['ada@x.org', 'ada@y.org'] },
+        { id: 'E2', name: 'Grace' },
+      ]);
+      const a = await runExport(s);
+      expect(a).toMatchObject({ status: ActivityStatus.Complete, total_exported: 2 });
+      const origin = {
+        activity_id: a.id,
+        run_profile_id: s.profileId,
+        initiated_by_type: InitiatedByType.System,
+        initiated_by_id: null,
+        initiated_by_name: 'System',
+      };
+      expect(await changeRecords(s, a.id)).toEqual([
+        {
+          id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+          change_time: expect.any(Date),
+          connected_system_id: s.id,
+          connected_system_object_id: made.get('E1')!.cso,
+          object_type_id: s.typeId,
+          external_id: 'E1',
+          display_name: 'Ada',
+          change_type: CsoChangeType.Added,
+          attribute_changes: [
+            { a: s.attr.employeeId, o: [], n: ['E1'] },
+            { a: s.attr.displayName, o: [], n: ['Ada'] },
+            { a: s.attr.mail, o: [], n: ['ada@x.org', 'ada@y.org'] },
+          ],
+          ...origin,
+          object_type_name: null,
+          connected_system_name: null,
+        },
+        expect.objectContaining({
+          connected_system_object_id: made.get('E2')!.cso,
+          external_id: 'E2',
+          change_type: CsoChangeType.Added,
+          attribute_changes: [
+            { a: s.attr.employeeId, o: [], n: ['E2'] },
+            { a: s.attr.displayName, o: [], n: ['Grace'] },
+          ],
+          ...origin,
+        }),
+      ]);
+    });
+
+    it('an Update: Updated, with exactly the attributes whose values it changed', async () => {
+      const s = await newSystem();
+      const made = await provision(s, [{ id: 'E1', name: 'Ada', mail: ['ada@x.org'] }]);
+      await runExport(s);
+      const ada = made.get('E1')!.cso;
+      // The employee ID is written again with the value the object holds: not a change.
+      await stageExport(s, ada, 'Update', [
+        { a: s.attr.employeeId, op: 'Replace', v: ['E1'] },
+        { a: s.attr.displayName, op: 'Replace', v: ['Ada Lovelace'] },
+      ]);
+      const a = await runExport(s);
+      expect(a).toMatchObject({ status: ActivityStatus.Complete, total_exported: 1 });
+      expect(await changeRecords(s, a.id)).toMatchObject([
+        {
+          connected_system_object_id: ada,
+          object_type_id: s.typeId,
+          external_id: 'E1',
+          display_name: 'Ada',
+          change_type: CsoChangeType.Updated,
+          attribute_changes: [{ a: s.attr.displayName, o: ['Ada'], n: ['Ada Lovelace'] }],
+          activity_id: a.id,
+          run_profile_id: s.profileId,
+          object_type_name: null,
+          connected_system_name: null,
+        },
+      ]);
+    });
+
+    it('a Delete: Deleted, with the names of the object type and the system; a placeholder never created and a failure: nothing', async () => {
+      const s = await newSystem();
+      const made = await provision(s, [
+        { id: 'E1', name: 'Ada' },
+        { id: 'E2', name: 'Grace' },
+      ]);
+      await runExport(s);
+      await stageExport(s, made.get('E2')!.cso, 'Delete');
+      // A placeholder whose Create was never exported (no external ID): its Delete succeeds without the connector.
+      const placeholder = await one(
+        `INSERT INTO connected_system_object (connected_system_id, object_type_id, display_name, status, attributes)
+         VALUES ($1, $2, 'Never', 'PendingProvisioning', '{}') RETURNING id`,
+        [s.id, s.typeId],
+      );
+      await stageExport(s, placeholder.id, 'Delete');
+      // An update of a row the file does not have: a failure.
+      const ghost = await one(
+        `INSERT INTO connected_system_object (connected_system_id, object_type_id, external_id, display_name, attributes)
+         VALUES ($1, $2, 'E404', 'Ghost', '{}') RETURNING id`,
+        [s.id, s.typeId],
+      );
+      await stageExport(s, ghost.id, 'Update', [{ a: s.attr.displayName, op: 'Replace', v: ['Nobody'] }]);
+
+      const a = await runExport(s);
+
+      expect(a).toMatchObject({ total_exported: 2, total_deprovisioned: 2 });
+      expect(a.message).toBe(`Export to "${s.name}": 2 exported (0 created, 0 updated, 2 deleted), 1 failed, 0 deferred.`);
+      expect(await cso(placeholder.id)).toBeUndefined();
+      expect(await changeRecords(s, a.id)).toMatchObject([
+        {
+          connected_system_object_id: made.get('E2')!.cso,
+          object_type_id: s.typeId,
+          external_id: 'E2',
+          display_name: 'Grace',
+          change_type: CsoChangeType.Deleted,
+          attribute_changes: null,
+          activity_id: a.id,
+          object_type_name: 'person',
+          connected_system_name: s.name,
+        },
+      ]);
+    });
+
+    it('with change tracking off: no record, the same outcome', async () => {
+      const settings = worker.get(SettingsService);
+      await settings.set(SettingKeys.CsoChangeTracking, false, SYSTEM_INITIATOR);
+      try {
+        const s = await newSystem();
+        const made = await provision(s, [{ id: 'E1', name: 'Ada' }]);
+        const created = await runExport(s);
+        await stageExport(s, made.get('E1')!.cso, 'Update', [{ a: s.attr.displayName, op: 'Replace', v: ['Ada Lovelace'] }]);
+        const updated = await runExport(s);
+        await stageExport(s, made.get('E1')!.cso, 'Delete');
+        const deleted = await runExport(s);
+        expect([created, updated, deleted].map((r) => r.message)).toEqual([
+          `Export to "${s.name}": 1 exported (1 created, 0 updated, 0 deleted), 0 failed, 0 deferred.`,
+          `Export to "${s.name}": 1 exported (0 created, 1 updated, 0 deleted), 0 failed, 0 deferred.`,
+          `Export to "${s.name}": 1 exported (0 created, 0 updated, 1 deleted), 0 failed, 0 deferred.`,
+        ]);
+        expect([created, updated, deleted].map((r) => [r.status, r.total_exported, r.total_deprovisioned])).toEqual([
+          [ActivityStatus.Complete, 1, 0],
+          [ActivityStatus.Complete, 1, 0],
+          [ActivityStatus.Complete, 1, 1],
+        ]);
+        expect(await all(`SELECT id FROM connected_system_object_change WHERE connected_system_id = $1`, [s.id])).toEqual([]);
+      } finally {
+        await settings.revert(SettingKeys.CsoChangeTracking, SYSTEM_INITIATOR);
+      }
+    });
   });
 });

@@ -53,7 +53,8 @@ export class ExportRunner implements EngineRunner {
       throw DomainError.badRequest(`Connected system "${system.name}" cannot export with its current settings (${connector.displayName}).`);
     const schema = await ctx.phase('schema', () => SystemSchema.load(this.ds.manager, system));
     const maxAttempts = Math.max(1, Number(await this.settings.effective(SettingKeys.ExportMaxRetries)) || 1);
-    const store = new ExportStore(ctx.session);
+    const history = ctx.info.history;
+    const store = new ExportStore(ctx.session, history.cso ? history.origin : null);
     const tally: ExportTally = { deferred: 0 };
 
     ctx.toProcess = await store.countDue(system.id);

@@ -22,6 +22,7 @@ import { ConnectorContextFactory } from '../connected-systems/connector-context.
 import { SettingsService } from '../settings/settings.service';
 import { EngineRunner } from './engine-runner';
 import { confirmExports } from './import-confirmation';
+import { addedRecords } from './cso-changes';
 import { AcceptedObject, duplicateProblem, importKey, ImportPagePreparer, ImportProblem, PreparedPage } from './import-page';
 import { resolveImportReferences } from './import-references';
 import { RunCancelledError, RunContext } from './run-context';
@@ -101,7 +102,8 @@ export class ImportRunner implements EngineRunner {
       activityId: ctx.activityId,
     });
 
-    const store = new ImportStore(ctx.session, system.id);
+    const history = ctx.info.history;
+    const store = new ImportStore(ctx.session, system.id, history.cso ? history.origin : null);
     await store.begin();
     const session = await this.fromConnector(system, connectorContext, async () =>
       connector.import(connectorContext, {
@@ -232,7 +234,9 @@ export class ImportRunner implements EngineRunner {
       }
     });
     const plan = planConnectorSpaceBatch(upserts, existing);
-    const atomic = repeated.size > 0 || plan.statements + (deletes.length ? 1 : 0) > 1;
+    // New objects are recorded (`Added`) by a COPY of their own; updates and deletes by their statements.
+    const recordAdded = ctx.info.history.cso && plan.inserts.length > 0;
+    const atomic = repeated.size > 0 || plan.statements + (deletes.length ? 1 : 0) + (recordAdded ? 1 : 0) > 1;
     const write = async (): Promise<UndoneWrites> => {
       const result: UndoneWrites = { undone: [], undoneErrors: 0 };
       if (repeated.size) {
@@ -247,6 +251,7 @@ export class ImportRunner implements EngineRunner {
         }
       }
       const changes = await store.writeObjects(plan);
+      if (recordAdded) await ctx.changes.insertCsoChanges(ctx.info.history.origin, addedRecords(plan.inserts, changes));
       const obsoleted = await store.obsoleteByExternalId(deletes);
       if (changes.length || obsoleted.length) {
         const changed = new Map<string, { csoId: string; outcome: ImportOutcome }>(

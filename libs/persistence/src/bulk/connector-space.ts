@@ -1,7 +1,10 @@
 import { hash } from 'node:crypto';
 import type { ClientBase } from 'pg';
+import { CsoChangeType } from '@meridian/domain';
 import { copyRows, CopyValue, escapeCopyText, PreEncoded } from './copy-rows';
 import { uuidV7 } from './uuid-v7';
+import type { ChangeOrigin } from '../engine/change-record.store';
+import { changeOriginParams, insertCsoChangesSql, sqlLiteral } from '../engine/change-record.sql';
 
 /** One imported object, as the import runner hands it to the connector space. */
 export interface ConnectorSpaceObjectInput {
@@ -237,11 +240,15 @@ const APPLY_CHANGES = `
    WHERE c.id = s.id`;
 
 /**
- * APPLY_CHANGES that also keeps the state each object had before (option previousStateTable). The
- * second reference to the table (p) reads the rows as they were when the statement started.
+ * APPLY_CHANGES that also keeps the state each object had before (`previousTable`, option
+ * previousStateTable) and/or records an `Updated` change per object (`recorded`: the five origin
+ * parameters follow the batch, $2…$6), in the same statement: the second reference to the table (p)
+ * reads the rows as they were when the statement started, so the previous state and the attribute delta
+ * (meridian_attribute_delta) come from the update itself.
  */
-const applyChangesKeepingPrevious = (table: string) => `
-  WITH applied AS (
+const applyChangesKeeping = (previousTable: string | undefined, recorded: boolean): string => {
+  const steps = [
+    `applied AS (
     UPDATE connected_system_object c
        SET secondary_external_id = s.secondary_external_id, display_name = s.display_name, attributes = s.attributes,
            content_hash = decode(s.content_hash, 'hex'), ${WRITE_FLAGS}
@@ -249,9 +256,36 @@ const applyChangesKeepingPrevious = (table: string) => `
      WHERE c.id = s.id
     RETURNING ${CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS.split(', ')
       .map((c) => `p.${c}`)
-      .join(', ')})
-  INSERT INTO ${table} (${CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS}) SELECT ${CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS} FROM applied
-  ON CONFLICT (id) DO NOTHING`;
+      .join(
+        ', ',
+      )}, c.connected_system_id, c.object_type_id, c.external_id, c.display_name AS new_display_name, c.attributes AS new_attributes)`,
+  ];
+  const writes: string[] = [];
+  if (previousTable) {
+    writes.push(`INSERT INTO ${previousTable} (${CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS}) SELECT ${CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS} FROM applied
+  ON CONFLICT (id) DO NOTHING`);
+  }
+  if (recorded) {
+    writes.push(
+      insertCsoChangesSql(
+        'applied',
+        {
+          connectedSystemId: 'connected_system_id',
+          objectId: 'id',
+          objectTypeId: 'object_type_id',
+          externalId: 'external_id',
+          displayName: 'new_display_name',
+          changeType: sqlLiteral(CsoChangeType.Updated),
+          attributeChanges: 'meridian_attribute_delta(attributes, new_attributes)',
+        },
+        2,
+      ),
+    );
+  }
+  // Every write but the last is a CTE of its own (data-modifying CTEs run whether or not they are read).
+  const main = writes.pop()!;
+  return `WITH ${[...steps, ...writes.map((w, i) => `w${i} AS (${w})`)].join(',\n  ')}\n  ${main}`;
+};
 
 /**
  * The merge form (option `merge`): every row of the batch staged, then one INSERT … ON CONFLICT …
@@ -464,6 +498,19 @@ export function planConnectorSpaceBatch(
   return plan;
 }
 
+/** Options of writeConnectorSpacePlan. */
+export interface ConnectorSpaceWriteOptions {
+  /** See UpsertConnectorSpaceOptions.previousStateTable. */
+  previousStateTable?: string;
+  /**
+   * Records an `Updated` change (connected_system_object_change, spec 2.13) for every changed object, in
+   * the statement that updates it, with this origin. New objects get no record here: their values are in
+   * memory, the caller records them (ChangeRecordStore) in the same transaction. The content-hash refresh
+   * of re-read exported objects (`rehash`) is not a change and records nothing.
+   */
+  changeOrigin?: ChangeOrigin;
+}
+
 /**
  * Writes a planned batch: new objects in one COPY, the content hash of re-read exported objects in one
  * UPDATE, changed objects in one UPDATE (their previous state kept in `previousStateTable` when given).
@@ -473,7 +520,7 @@ export function planConnectorSpaceBatch(
 export async function writeConnectorSpacePlan(
   client: ClientBase,
   plan: ConnectorSpaceBatchPlan,
-  options: { previousStateTable?: string } = {},
+  options: ConnectorSpaceWriteOptions = {},
 ): Promise<ConnectorSpaceBatchWrite> {
   const out: ConnectorSpaceBatchWrite = { inserted: 0, updated: 0, unchanged: plan.unchanged, changes: [] };
   const change = (o: ConnectorSpaceObjectInput, id: string, inserted: boolean) =>
@@ -509,7 +556,13 @@ export async function writeConnectorSpacePlan(
       change(o, id, false);
       out.updated++;
     }
-    await client.query(options.previousStateTable ? applyChangesKeepingPrevious(options.previousStateTable) : APPLY_CHANGES, [`${json}]`]);
+    const origin = options.changeOrigin;
+    if (!options.previousStateTable && !origin) await client.query(APPLY_CHANGES, [`${json}]`]);
+    else
+      await client.query(applyChangesKeeping(options.previousStateTable, !!origin), [
+        `${json}]`,
+        ...(origin ? changeOriginParams(origin) : []),
+      ]);
   }
   return out;
 }
@@ -519,7 +572,7 @@ export async function writeConnectorSpaceBatch(
   client: ClientBase,
   objects: readonly ConnectorSpaceObjectInput[],
   existing: ReadonlyArray<ExistingConnectorSpaceObject | undefined>,
-  options: { previousStateTable?: string } = {},
+  options: ConnectorSpaceWriteOptions = {},
 ): Promise<ConnectorSpaceBatchWrite> {
   return writeConnectorSpacePlan(client, planConnectorSpaceBatch(objects, existing), options);
 }

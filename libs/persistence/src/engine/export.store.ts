@@ -1,6 +1,8 @@
-import { ConnectorSpaceObjectStatus, PendingExportChangeType, PendingExportStatus } from '@meridian/domain';
+import { ConnectorSpaceObjectStatus, CsoChangeType, PendingExportChangeType, PendingExportStatus } from '@meridian/domain';
 import type { StoredAttributeChange } from '../entities/engine.entity';
 import type { BulkSession } from './bulk-session';
+import { changeOriginParams, insertCsoChangesSql, sqlLiteral } from './change-record.sql';
+import type { ChangeOrigin } from './change-record.store';
 
 /** A due pending export with what its export needs of its object. */
 export interface ExportPageRow {
@@ -137,7 +139,14 @@ const RETRY_DELAY = `least(interval '30 seconds' * power(2, least(p.error_count,
  * then applied set-based in a constant number of statements.
  */
 export class ExportStore {
-  constructor(private readonly s: BulkSession) {}
+  /**
+   * `changeOrigin`: the run records connector space object changes (spec 2.13) with this origin, written
+   * by the apply statements that make them (see apply). Null: the run records nothing.
+   */
+  constructor(
+    private readonly s: BulkSession,
+    private readonly changeOrigin: ChangeOrigin | null = null,
+  ) {}
 
   /** Pending exports of a system that are due now. */
   async countDue(systemId: number): Promise<number> {
@@ -248,8 +257,7 @@ export class ExportStore {
       [systemId],
     );
     // The object takes the written values at once; its content hash is cleared so the next import rewrites it.
-    await this.s.count(
-      `UPDATE connected_system_object c SET
+    const write = `UPDATE connected_system_object c SET
               external_id = CASE WHEN r.change_type = ${CREATE} THEN coalesce(r.external_id, c.external_id) ELSE c.external_id END,
               secondary_external_id = coalesce(r.secondary_external_id, c.secondary_external_id),
               status = CASE WHEN c.status = '${ConnectorSpaceObjectStatus.PendingProvisioning}' THEN '${ConnectorSpaceObjectStatus.Normal}' ELSE c.status END,
@@ -257,14 +265,66 @@ export class ExportStore {
               resolved_references = CASE WHEN r.references_set = '{}'::jsonb AND r.references_unset = '[]'::jsonb THEN c.resolved_references
                 ELSE (coalesce(c.resolved_references, '{}'::jsonb) || r.references_set) - ARRAY(SELECT jsonb_array_elements_text(r.references_unset)) END,
               content_hash = NULL, last_updated = now()
-         FROM ${RESULTS} r
-        WHERE c.id = r.cso_id AND r.success AND r.change_type <> ${DELETE}`,
-    );
+         FROM ${RESULTS} r`;
+    const written = `c.id = r.cso_id AND r.success AND r.change_type <> ${DELETE}`;
+    if (!this.changeOrigin) await this.s.count(`${write} WHERE ${written}`);
+    else {
+      // The same update, recording what it wrote: a Create as `Added` with every value the object now
+      // holds, an Update as `Updated` with the attributes whose values it changed (one that changed none
+      // records nothing). The second reference to the table (p) reads the values from before the update.
+      await this.s.count(
+        `WITH applied AS (
+           ${write} JOIN connected_system_object p ON p.id = r.cso_id
+            WHERE ${written}
+           RETURNING c.id, c.connected_system_id, c.object_type_id, c.external_id, c.display_name, r.change_type,
+                     CASE WHEN r.change_type = ${CREATE} THEN meridian_attribute_delta('{}'::jsonb, c.attributes)
+                          ELSE meridian_attribute_delta(p.attributes, c.attributes) END AS delta)
+         ${insertCsoChangesSql(
+           `applied WHERE change_type = ${CREATE} OR delta <> '[]'::jsonb`,
+           {
+             connectedSystemId: 'connected_system_id',
+             objectId: 'id',
+             objectTypeId: 'object_type_id',
+             externalId: 'external_id',
+             displayName: 'display_name',
+             changeType: `CASE WHEN change_type = ${CREATE} THEN ${sqlLiteral(CsoChangeType.Added)} ELSE ${sqlLiteral(CsoChangeType.Updated)} END`,
+             attributeChanges: 'delta',
+           },
+           1,
+         )}`,
+        changeOriginParams(this.changeOrigin),
+      );
+    }
     // A deleted object leaves the connector space (its pending exports go with it).
-    await this.s.count(
-      `DELETE FROM connected_system_object c USING ${RESULTS} r
-        WHERE c.id = r.cso_id AND r.success AND r.change_type = ${DELETE}`,
-    );
+    const remove = `DELETE FROM connected_system_object c USING ${RESULTS} r
+        WHERE c.id = r.cso_id AND r.success AND r.change_type = ${DELETE}`;
+    if (!this.changeOrigin) await this.s.count(remove);
+    else {
+      // …recorded as `Deleted` with the names of its type and system (the deleted-objects list shows them
+      // once both may be gone), except a placeholder that never existed in the system (never created, no
+      // external ID): it leaves nothing to record.
+      await this.s.count(
+        `WITH removed AS (
+           ${remove}
+           RETURNING c.id, c.connected_system_id, c.object_type_id, c.external_id, c.display_name, c.status, r.object_type)
+         ${insertCsoChangesSql(
+           `removed d LEFT JOIN connected_system_object_type t ON t.id = d.object_type_id LEFT JOIN connected_system s ON s.id = d.connected_system_id
+             WHERE NOT (d.status = '${ConnectorSpaceObjectStatus.PendingProvisioning}' AND d.external_id IS NULL)`,
+           {
+             connectedSystemId: 'd.connected_system_id',
+             objectId: 'd.id',
+             objectTypeId: 'd.object_type_id',
+             externalId: 'd.external_id',
+             displayName: 'd.display_name',
+             changeType: sqlLiteral(CsoChangeType.Deleted),
+             objectTypeName: 'coalesce(d.object_type, t.name)',
+             connectedSystemName: 's.name',
+           },
+           1,
+         )}`,
+        changeOriginParams(this.changeOrigin),
+      );
+    }
     // Confirmed by the connector and nothing held back: done.
     await this.s.count(
       `DELETE FROM pending_export p USING ${RESULTS} r

@@ -1,5 +1,5 @@
 import type { ClientBase } from 'pg';
-import { ConnectorSpaceObjectStatus, PendingExportStatus, SyncOutcome } from '@meridian/domain';
+import { ConnectorSpaceObjectStatus, CsoChangeType, PendingExportStatus, SyncOutcome } from '@meridian/domain';
 import {
   CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS,
   CONNECTOR_SPACE_PREVIOUS_STATE_DDL,
@@ -12,6 +12,8 @@ import {
 } from '../bulk/connector-space';
 import type { StoredAttributeChange } from '../entities/engine.entity';
 import type { BulkSession } from './bulk-session';
+import { changeOriginParams, insertCsoChangesSql, sqlLiteral } from './change-record.sql';
+import type { ChangeOrigin } from './change-record.store';
 
 /**
  * External IDs met by the run: one row per (object type, external ID). `outcome` is `Added` for a key
@@ -124,9 +126,15 @@ export class ImportStore {
   /** The session's client, counting statements (the connector-space writer issues its own). */
   private readonly client: ClientBase;
 
+  /**
+   * `changeOrigin`: the run records connector space object changes (spec 2.13) with this origin: the
+   * `Updated` and `Obsoleted` records are written by the statements that make the changes (a CTE each),
+   * and undoing a duplicate's write removes its records. Null: the run records nothing.
+   */
   constructor(
     private readonly s: BulkSession,
     private readonly systemId: number,
+    private readonly changeOrigin: ChangeOrigin | null = null,
   ) {
     const real = s.client;
     this.client = {
@@ -258,15 +266,23 @@ export class ImportStore {
   }
 
   /**
-   * Removes the run's change items (Add, Update, Delete) of objects whose write was undone; returns how
-   * many of them carried an error type (value errors of the undone write), which no longer count.
+   * Removes the run's change items (Add, Update, Delete) of objects whose write was undone, and, when the
+   * run records changes, the change records that write made (same statement); returns how many of the
+   * items carried an error type (value errors of the undone write), which no longer count.
    */
   async removeChangeItems(activityId: string, csoIds: readonly string[], changeTypes: readonly string[]): Promise<number> {
     if (!csoIds.length) return 0;
     const removed = await this.s.rows<{ error_type: string | null }>(
-      `DELETE FROM activity_execution_item WHERE activity_id = $1 AND connected_system_object_id = ANY($2::uuid[]) AND object_change_type = ANY($3::text[])
+      `${
+        this.changeOrigin
+          ? `WITH records AS (
+               DELETE FROM connected_system_object_change
+                WHERE connected_system_id = $4 AND connected_system_object_id = ANY($2::uuid[]) AND activity_id = $1)
+             `
+          : ''
+      }DELETE FROM activity_execution_item WHERE activity_id = $1 AND connected_system_object_id = ANY($2::uuid[]) AND object_change_type = ANY($3::text[])
        RETURNING error_type`,
-      [activityId, csoIds, changeTypes],
+      [activityId, csoIds, changeTypes, ...(this.changeOrigin ? [this.systemId] : [])],
     );
     return removed.filter((r) => r.error_type !== null).length;
   }
@@ -278,7 +294,9 @@ export class ImportStore {
    */
   async writeObjects(plan: ConnectorSpaceBatchPlan): Promise<ConnectorSpaceChange[]> {
     if (!plan.statements) return [];
-    return (await writeConnectorSpacePlan(this.client, plan, { previousStateTable: PREVIOUS })).changes;
+    return (
+      await writeConnectorSpacePlan(this.client, plan, { previousStateTable: PREVIOUS, changeOrigin: this.changeOrigin ?? undefined })
+    ).changes;
   }
 
   /** A delta import's deletes: the objects with these keys become `Obsolete` (those that are `Normal`). */
@@ -299,9 +317,9 @@ export class ImportStore {
          INSERT INTO ${PREVIOUS} (${PREVIOUS_COLUMNS}) SELECT ${PREVIOUS_COLUMNS} FROM gone ON CONFLICT (id) DO NOTHING),
        noted AS (INSERT INTO ${GONE} (id) SELECT id FROM gone ON CONFLICT (id) DO NOTHING),
        marked AS (
-         UPDATE ${SEEN} s SET outcome = '${SyncOutcome.Deleted}' FROM gone g WHERE s.object_type_id = g.object_type_id AND s.external_id = g.external_id)
+         UPDATE ${SEEN} s SET outcome = '${SyncOutcome.Deleted}' FROM gone g WHERE s.object_type_id = g.object_type_id AND s.external_id = g.external_id)${this.obsoletedRecords(4)}
        SELECT id, object_type_id AS "objectTypeId", external_id AS "externalId", display_name AS "displayName" FROM gone`,
-      [this.systemId, keys.map((k) => k.objectTypeId), keys.map((k) => k.externalId)],
+      [this.systemId, keys.map((k) => k.objectTypeId), keys.map((k) => k.externalId), ...this.originParams()],
     );
   }
 
@@ -326,12 +344,39 @@ export class ImportStore {
          UPDATE connected_system_object c SET status = '${ConnectorSpaceObjectStatus.Obsolete}', sync_pending = true, last_updated = now()
            FROM doomed d WHERE c.id = d.id
          RETURNING c.id, c.object_type_id, c.external_id, c.display_name),
-       noted AS (INSERT INTO ${GONE} (id) SELECT id FROM gone ON CONFLICT (id) DO NOTHING)
+       noted AS (INSERT INTO ${GONE} (id) SELECT id FROM gone ON CONFLICT (id) DO NOTHING)${this.obsoletedRecords(5)}
        SELECT g.id, g.object_type_id AS "objectTypeId", g.external_id AS "externalId", g.display_name AS "displayName", m.last
          FROM (SELECT max(id::text) AS last FROM doomed) m LEFT JOIN gone g ON true`,
-      [this.systemId, after ?? NO_ID, objectTypeIds, limit],
+      [this.systemId, after ?? NO_ID, objectTypeIds, limit, ...this.originParams()],
     );
     return { obsoleted: rows.filter((r) => r.id !== null).map(({ last: _last, ...o }) => o), last: rows[0]?.last ?? null };
+  }
+
+  /** The origin parameters of the change records a statement writes (none when the run records no changes). */
+  private originParams(): unknown[] {
+    return this.changeOrigin ? changeOriginParams(this.changeOrigin) : [];
+  }
+
+  /**
+   * A CTE (with its leading comma) recording an `Obsoleted` change for every row of `gone` (id,
+   * object_type_id, external_id, display_name), when the run records changes; the origin parameters start
+   * at `$origin`.
+   */
+  private obsoletedRecords(origin: number): string {
+    if (!this.changeOrigin) return '';
+    return `,
+       recorded AS (${insertCsoChangesSql(
+         'gone',
+         {
+           connectedSystemId: '$1::int',
+           objectId: 'id',
+           objectTypeId: 'object_type_id',
+           externalId: 'external_id',
+           displayName: 'display_name',
+           changeType: sqlLiteral(CsoChangeType.Obsoleted),
+         },
+         origin,
+       )})`;
   }
 
   /**
