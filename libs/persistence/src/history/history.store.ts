@@ -73,7 +73,8 @@ export interface CsoChangeRecordRow extends ChangeRecordRow {
   displayName: string | null;
 }
 
-export interface Page<T> {
+/** One page of rows and how many match in all. */
+export interface ChangeRecordPage<T> {
   rows: T[];
   totalCount: number;
 }
@@ -134,7 +135,7 @@ const count = (rows: Array<{ count: string | number }>) => Number(rows[0]?.count
 export class HistoryStore {
   constructor(private readonly db: SqlRunner) {}
 
-  async deletedCsos(f: DeletedCsoFilter): Promise<Page<DeletedCsoRow>> {
+  async deletedCsos(f: DeletedCsoFilter): Promise<ChangeRecordPage<DeletedCsoRow>> {
     const c = new Conditions(`c.change_type = '${CsoChangeType.Deleted}'`);
     c.add((p) => `c.connected_system_id = ${p}`, f.connectedSystemId);
     c.add((p) => `c.external_id ILIKE ${p}`, f.externalIdContains === null ? null : containsPattern(f.externalIdContains));
@@ -157,7 +158,7 @@ export class HistoryStore {
     return { rows, totalCount: count(total) };
   }
 
-  async deletedMvos(f: DeletedMvoFilter): Promise<Page<DeletedMvoRow>> {
+  async deletedMvos(f: DeletedMvoFilter): Promise<ChangeRecordPage<DeletedMvoRow>> {
     const c = new Conditions(`c.change_type = '${MvoChangeType.Deleted}'`);
     c.add((p) => `c.object_type_id = ${p}`, f.objectTypeId);
     c.add((p) => `c.display_name ILIKE ${p}`, f.displayNameContains === null ? null : containsPattern(f.displayNameContains));
@@ -189,7 +190,7 @@ export class HistoryStore {
   }
 
   /** One page of a metaverse object's change records, newest first, and how many it has. */
-  async mvoChanges(metaverseObjectId: string, offset: number, pageSize: number): Promise<Page<MvoChangeRecordRow>> {
+  async mvoChanges(metaverseObjectId: string, offset: number, pageSize: number): Promise<ChangeRecordPage<MvoChangeRecordRow>> {
     const [rows, total] = await Promise.all([
       this.db.query<MvoChangeRecordRow[]>(
         `SELECT c.id, c.change_type AS "changeType", c.change_time AS "changeTime", c.attribute_changes AS "attributeChanges",
@@ -210,7 +211,12 @@ export class HistoryStore {
   }
 
   /** One page of a connector space object's change records, newest first, and how many it has. */
-  async csoChanges(connectedSystemId: number, objectId: string, offset: number, pageSize: number): Promise<Page<CsoChangeRecordRow>> {
+  async csoChanges(
+    connectedSystemId: number,
+    objectId: string,
+    offset: number,
+    pageSize: number,
+  ): Promise<ChangeRecordPage<CsoChangeRecordRow>> {
     const [rows, total] = await Promise.all([
       this.db.query<CsoChangeRecordRow[]>(
         `SELECT c.id, c.change_type AS "changeType", c.change_time AS "changeTime", c.attribute_changes AS "attributeChanges",
