@@ -66,6 +66,23 @@ describe('authentication and authorisation on every route', () => {
     expect(anyAuthenticated).toEqual(['GET /api/v1/userinfo']);
   });
 
+  it('guards the history routes for Administrators', () => {
+    const history = routes
+      .filter((r) => r.path.includes('/history'))
+      .map((r) => `${r.method} ${r.path} ${r.access?.kind}`)
+      .sort();
+    expect(history).toEqual(
+      expect.arrayContaining([
+        'GET /api/v1/history/connected-systems/:connectedSystemId/count role',
+        'GET /api/v1/history/deleted-objects/cso role',
+        'GET /api/v1/history/deleted-objects/mvo role',
+        'GET /api/v1/metaverse/objects/:id/history role',
+        'GET /api/v1/synchronisation/connected-systems/:connectedSystemId/connector-space/:objectId/history role',
+      ]),
+    );
+    expect(history.every((r) => r.endsWith(' role'))).toBe(true);
+  });
+
   it('answers anonymous endpoints without credentials', async () => {
     for (const route of routes.filter((r) => r.access?.kind === 'public')) {
       const res = await call(h, route, {});

@@ -57,6 +57,127 @@ describe('OpenAPI document and reference', () => {
     expect(problems).toEqual([]);
   });
 
+  it('describes the history endpoints exactly: parameters, the four-field envelope and every item field', () => {
+    const schema = (ref: string) => doc.components.schemas[ref.replace('#/components/schemas/', '')];
+    const params = (op: any) => Object.fromEntries(op.parameters.map((p: any) => [`${p.in}:${p.name}`, p.schema]));
+    const page = (op: any) => schema(op.responses['200'].content['application/json'].schema.$ref);
+    const item = (op: any) => schema(page(op).properties.items.items.$ref);
+    const paging = {
+      'query:page': { type: 'integer', minimum: 1, default: 1 },
+      'query:pageSize': { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
+    };
+    const window = {
+      'query:fromDate': { type: 'string', format: 'date-time', example: '2025-03-01T10:00:00Z' },
+      'query:toDate': { type: 'string', format: 'date-time', example: '2025-03-01T10:00:00Z' },
+    };
+    const systemId = { type: 'integer', minimum: 1, maximum: 2147483647 };
+    const uuid = { type: 'string', format: 'uuid' };
+    const cases: Array<[string, Record<string, unknown>, string[] | null]> = [
+      [
+        '/api/v1/history/deleted-objects/cso',
+        {
+          ...paging,
+          ...window,
+          'query:connectedSystemId': { type: 'integer', minimum: 1 },
+          'query:externalIdSearch': { type: 'string', maxLength: 200 },
+        },
+        [
+          'id',
+          'externalId',
+          'displayName',
+          'objectTypeName',
+          'connectedSystemId',
+          'connectedSystemName',
+          'changeTime',
+          'initiatedByType',
+          'initiatedByName',
+        ],
+      ],
+      [
+        '/api/v1/history/deleted-objects/mvo',
+        {
+          ...paging,
+          ...window,
+          'query:objectTypeId': { type: 'integer', minimum: 1 },
+          'query:displayNameSearch': { type: 'string', maxLength: 200 },
+        },
+        ['id', 'displayName', 'objectTypeName', 'objectTypeId', 'changeTime', 'initiatedByType', 'initiatedByName'],
+      ],
+      ['/api/v1/history/connected-systems/{connectedSystemId}/count', { 'path:connectedSystemId': systemId }, null],
+      [
+        '/api/v1/metaverse/objects/{id}/history',
+        { 'path:id': uuid, ...paging },
+        [
+          'id',
+          'changeType',
+          'changeTime',
+          'attributeChanges',
+          'connectedSystemId',
+          'connectedSystemName',
+          'connectedSystemObjectId',
+          'activityId',
+          'runProfileId',
+          'runProfileName',
+          'initiatedByType',
+          'initiatedByName',
+        ],
+      ],
+      [
+        '/api/v1/synchronisation/connected-systems/{connectedSystemId}/connector-space/{objectId}/history',
+        { 'path:connectedSystemId': systemId, 'path:objectId': uuid, ...paging },
+        [
+          'id',
+          'changeType',
+          'changeTime',
+          'attributeChanges',
+          'connectedSystemId',
+          'connectedSystemName',
+          'externalId',
+          'displayName',
+          'activityId',
+          'runProfileId',
+          'runProfileName',
+          'initiatedByType',
+          'initiatedByName',
+        ],
+      ],
+    ];
+    for (const [path, expectedParams, itemFields] of cases) {
+      const op = doc.paths[path].get;
+      expect({ path, tags: op.tags, statuses: Object.keys(op.responses).sort() }).toEqual({
+        path,
+        tags: ['History'],
+        statuses: ['200', '400', '401', '403', ...(path.includes('deleted-objects') ? [] : ['404']), '429', '500'],
+      });
+      expect({ path, params: params(op) }).toEqual({ path, params: expectedParams });
+      expect(op.parameters).toHaveLength(Object.keys(expectedParams).length);
+      if (!itemFields) continue;
+      expect({ path, envelope: page(op).required.sort() }).toEqual({ path, envelope: ['items', 'page', 'pageSize', 'totalCount'] });
+      expect(Object.keys(page(op).properties).sort()).toEqual(['items', 'page', 'pageSize', 'totalCount']);
+      expect({ path, fields: Object.keys(item(op).properties).sort() }).toEqual({ path, fields: [...itemFields].sort() });
+    }
+    const count = doc.paths['/api/v1/history/connected-systems/{connectedSystemId}/count'].get;
+    expect(schema(count.responses['200'].content['application/json'].schema.$ref).required.sort()).toEqual([
+      'changeRecordCount',
+      'connectedSystemId',
+      'connectedSystemName',
+    ]);
+    expect(Object.keys(doc.components.schemas.MetaverseAttributeChangeDto.properties).sort()).toEqual([
+      'attributeId',
+      'attributeName',
+      'contributedBySystemId',
+      'contributedBySystemName',
+      'newValues',
+      'oldValues',
+    ]);
+    expect(Object.keys(doc.components.schemas.AttributeChangeDto.properties).sort()).toEqual([
+      'attributeId',
+      'attributeName',
+      'newValues',
+      'oldValues',
+    ]);
+  });
+
   it('serves the interactive reference', async () => {
     const res = await h.http.get('/api/reference/').expect(200);
     expect(res.headers['content-type']).toMatch(/text\/html/);

@@ -5,6 +5,7 @@ import {
   ConnectedSystemDeletionService,
   ConnectedSystemsService,
   ConnectorContextFactory,
+  HistoryService,
   HousekeepingService,
   MetaverseObjectsWriter,
   RunProfileExecutor,
@@ -49,6 +50,7 @@ describe('the worker process holds the engine and the jobs it runs, nothing of t
     ConnectedSystemsService,
     RunProfilesService,
     CertificatesService,
+    HistoryService,
   ])('does not hold %p', (type) => {
     expect(() => worker.get(type)).toThrow(/could not find/i);
   });

@@ -10,10 +10,12 @@ import {
   displayNameFrom,
   DomainError,
   MetaverseObjectOrigin,
+  MvoChangeType,
   ValidationErrorCollector,
 } from '@meridian/domain';
 import {
   AttributeDefinition,
+  HistoryStore,
   MetaverseObjectEntity,
   MetaverseObjectStore,
   MetaverseSchemaStore,
@@ -24,6 +26,7 @@ import {
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
+import { SettingsService } from '../settings/settings.service';
 import { lockLookupSchemaShared, refreshObjectLookups } from './metaverse-lookups';
 import { MetaverseObjectsQuery, MetaverseObjectDetailView } from './metaverse-objects.query';
 
@@ -61,6 +64,7 @@ export class MetaverseObjectsWriter {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly activities: ActivitiesService,
     private readonly query: MetaverseObjectsQuery,
+    private readonly settings: SettingsService,
   ) {}
 
   async create(input: CreateMetaverseObjectInput, initiator: Initiator): Promise<MetaverseObjectDetailView> {
@@ -128,9 +132,11 @@ export class MetaverseObjectsWriter {
   /**
    * Deletes an Internal object: refused for the last member of the Administrator role; its lookup rows
    * and role memberships go with it, references to it are removed from other objects, and connector
-   * space objects joined to it are disconnected.
+   * space objects joined to it are disconnected. With metaverse change tracking on, a Deleted change
+   * record (with the type's name, which the schema may later lose) commits with the deletion.
    */
   async remove(id: string, initiator: Initiator): Promise<void> {
+    const tracking = await this.settings.changeTracking();
     await this.ds.transaction(async (m) => {
       const object = await this.lockInternal(m, id, 'deleted');
       // Lock the role row first, as RolesService does, so this and a member removal cannot both leave no administrator.
@@ -147,7 +153,7 @@ export class MetaverseObjectsWriter {
       const referencing = await objects.removeReferencesTo(id);
       const disconnected = await objects.disconnectConnectorSpaceObjects(id);
       await objects.delete(id);
-      await this.activities.recordChange(
+      const activity = await this.activities.recordChange(
         {
           initiator,
           targetType: ActivityTargetType.MetaverseObject,
@@ -163,6 +169,27 @@ export class MetaverseObjectsWriter {
         },
         m,
       );
+      if (tracking.mvo) {
+        await new HistoryStore(m).insertMvoChange(
+          {
+            activityId: activity.id,
+            runProfileId: null,
+            initiatedByType: initiator.type,
+            initiatedById: initiator.id,
+            initiatedByName: initiator.name,
+          },
+          {
+            metaverseObjectId: id,
+            objectTypeId: object.typeId,
+            displayName: object.displayName,
+            changeType: MvoChangeType.Deleted,
+            attributeChanges: null,
+            connectedSystemId: null,
+            connectedSystemObjectId: null,
+            objectTypeName: type?.name ?? null,
+          },
+        );
+      }
     });
   }
 

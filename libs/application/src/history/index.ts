@@ -1,0 +1,2 @@
+export * from './history.service';
+export * from './history.module';
