@@ -30,6 +30,7 @@ import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { SyncRulesModule } from './modules/sync-rules/sync-rules.module';
 import { ScheduleExecutionsModule } from './modules/schedule-executions/schedule-executions.module';
 import { SchedulesModule } from './modules/schedules/schedules.module';
+import { HistoryCleanupApiModule } from './modules/history/history-cleanup.module';
 
 /** Makes MERIDIAN_BOOTSTRAP_API_KEY's Administrator key exist (or go away when the variable is unset). */
 @Injectable()
@@ -75,6 +76,7 @@ export class AppModule {
         CertificatesModule,
         SchedulesModule,
         ScheduleExecutionsModule,
+        HistoryCleanupApiModule,
       ],
       providers: [
         RouteCatalog,

@@ -1,5 +1,6 @@
 import {
   ApiKeysService,
+  HistoryCleanupService,
   HousekeepingService,
   MetaverseObjectsWriter,
   RunProfileExecutor,
@@ -21,6 +22,7 @@ describe('the web process holds what the API serves, and no engine or schedule r
   it('has the API services', () => {
     expect(h.app.get(ApiKeysService)).toBeInstanceOf(ApiKeysService);
     expect(h.app.get(MetaverseObjectsWriter)).toBeInstanceOf(MetaverseObjectsWriter);
+    expect(h.app.get(HistoryCleanupService)).toBeInstanceOf(HistoryCleanupService);
   });
 
   it.each([RunProfileExecutor, HousekeepingService, ScheduleExecutionRunner])('does not hold %p', (type) => {

@@ -5,6 +5,7 @@ import {
   ConnectedSystemDeletionService,
   ConnectedSystemsService,
   ConnectorContextFactory,
+  HistoryCleanupService,
   HousekeepingService,
   MetaverseObjectsWriter,
   RunProfileExecutor,
@@ -37,7 +38,7 @@ describe('the worker process holds the engine and the jobs it runs, nothing of t
     await db?.drop();
   });
 
-  it.each([RunProfileExecutor, HousekeepingService, ConnectedSystemDeletionService, ConnectorContextFactory])('holds %p', (type) => {
+  it.each([RunProfileExecutor, HousekeepingService, ConnectedSystemDeletionService, HistoryCleanupService, ConnectorContextFactory])('holds %p', (type) => {
     expect(worker.get(type)).toBeInstanceOf(type);
   });
 

@@ -19,3 +19,4 @@ export * from './schedules';
 export * from './logs/log-reader.service';
 export * from './settings/log-level.follower';
 export * from './engine';
+export * from './history';

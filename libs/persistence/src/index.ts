@@ -24,3 +24,4 @@ export * from './probes';
 export * from './metaverse';
 export * from './connected-systems';
 export * from './sync-rules';
+export * from './history';

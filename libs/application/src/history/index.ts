@@ -1,0 +1,2 @@
+export * from './history-cleanup.service';
+export * from './history-cleanup.module';
