@@ -278,10 +278,10 @@ describe('connected system deletion (worker)', () => {
     const changesOf = (systemId: number) =>
       count(`SELECT count(*) FROM connected_system_object_change WHERE connected_system_id = $1`, [systemId]);
 
-    /** Change records of a system's objects, old and recent, and of its metaverse side (kept: they belong to the metaverse). */
+    /** Change records of a system's objects (within the retention period) and of its metaverse side (kept: they belong to the metaverse). */
     async function history(systemId: number, records: number): Promise<void> {
       const now = Date.now();
-      const times = Array.from({ length: records }, (_, i) => new Date(now - (i % 2 ? 100 * DAY : DAY) - i * 1000));
+      const times = Array.from({ length: records }, (_, i) => new Date(now - (i % 2 ? 2 * DAY : DAY) - i * 1000));
       await new HistorySeed(pg).csoChanges(times, { systemId });
       await pg.query(
         `INSERT INTO metaverse_object_change (id, change_time, metaverse_object_id, object_type_id, change_type, connected_system_id, initiated_by_type)
