@@ -133,6 +133,9 @@ describe('history cleanup (POST /api/v1/history/cleanup)', () => {
     });
     expect(rows[0].details).toEqual(body);
     expect(rows[0].completed).toBeInstanceOf(Date);
+    // Claimed and heart-beating like a run, so the stale-run reaper ends one whose process died.
+    expect(rows[0].claimed_by).toMatch(/:\d+$/);
+    expect(rows[0].heartbeat_at).toEqual(rows[0].completed);
 
     // Nothing older is left: a second cleanup deletes nothing and says so.
     const again = await cleanup();

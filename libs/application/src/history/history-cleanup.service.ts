@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { ActivityOperationType, ActivityStatus, ActivityTargetType, InitiatedByType, parseTimeSpan, SettingKeys } from '@meridian/domain';
 import { ActivityEntity, BulkSession, ChangeRecordTable, DeletedSpan, HistoryCleanupStore, uuidV7LowerBound } from '@meridian/persistence';
 import { Logger, LOGGER } from '@meridian/platform';
+import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
 import { Initiator } from '../activities/initiator';
 import { SettingsService } from '../settings/settings.service';
@@ -28,6 +29,10 @@ const DAY_MS = 86_400_000;
 const DEFAULT_RETENTION_MS = 90 * DAY_MS;
 /** Execution items deleted per statement before their activities go (a run can have a million). */
 const EXECUTION_ITEM_CHUNK = 10_000;
+/** How often a cleanup waiting for another one tries the lock again. */
+const LOCK_RETRY_MS = 250;
+/** Heartbeat of the cleanup's activity, at most this often (the stale-run reaper ends one that stops beating). */
+const HEARTBEAT_MS = 10_000;
 
 /** Oldest and newest over several deletes. */
 class TimeRange {
@@ -57,8 +62,12 @@ export class HistoryCleanupService {
 
   async cleanup(initiator: Initiator): Promise<HistoryCleanupResult> {
     const started = new Date();
-    // InProgress, so no cleanup (this one or another) deletes it; it ends with the counts.
+    // InProgress, so no cleanup (this one or another) deletes it; it ends with the counts. Claimed and
+    // heart-beating like a run, so a process that dies mid-way leaves it for the stale-run reaper to end.
     const activity = await this.ds.getRepository(ActivityEntity).save({
+      claimedAt: started,
+      claimedBy: `${hostname()}:${process.pid}`,
+      heartbeatAt: started,
       status: ActivityStatus.InProgress,
       targetType: ActivityTargetType.HistoryRetentionCleanup,
       targetOperationType: ActivityOperationType.Delete,
@@ -70,7 +79,8 @@ export class HistoryCleanupService {
       initiatedByName: initiator.name,
     });
     try {
-      const result = await BulkSession.with(this.ds, (s) => this.purge(new HistoryCleanupStore(s)));
+      const beat = this.heartbeat(activity.id);
+      const result = await BulkSession.with(this.ds, (s) => this.purge(new HistoryCleanupStore(s), beat));
       const message =
         `History cleanup deleted ${result.csoChangesDeleted} connected system object change(s), ${result.mvoChangesDeleted} metaverse object change(s) ` +
         `and ${result.activitiesDeleted} activit${result.activitiesDeleted === 1 ? 'y' : 'ies'} older than ${result.cutoffDate} ` +
@@ -81,6 +91,7 @@ export class HistoryCleanupService {
         ...activity,
         status: ActivityStatus.Complete,
         completed,
+        heartbeatAt: completed,
         executionTimeMs: completed.getTime() - started.getTime(),
         message,
         objectsToProcess: deleted,
@@ -122,17 +133,20 @@ export class HistoryCleanupService {
     });
   }
 
-  private async purge(store: HistoryCleanupStore): Promise<HistoryCleanupResult> {
-    await store.lock();
+  private async purge(store: HistoryCleanupStore, beat: () => Promise<void>): Promise<HistoryCleanupResult> {
+    while (!(await store.tryLock())) {
+      await beat();
+      await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+    }
     try {
       // Read under the lock: a cleanup that waited uses the settings and the time it actually runs with.
       const retentionMs = parseTimeSpan(String(await this.settings.effective(SettingKeys.HistoryRetentionPeriod))) ?? DEFAULT_RETENTION_MS;
       const batchSize = await this.batchSize();
       const cutoff = new Date(Date.now() - retentionMs);
       const range = new TimeRange();
-      const csoChangesDeleted = await this.purgeChanges(store, ChangeRecordTable.Cso, cutoff, batchSize, range);
-      const mvoChangesDeleted = await this.purgeChanges(store, ChangeRecordTable.Mvo, cutoff, batchSize, range);
-      const activitiesDeleted = await this.purgeActivities(store, cutoff, batchSize, range);
+      const csoChangesDeleted = await this.purgeChanges(store, ChangeRecordTable.Cso, cutoff, batchSize, range, beat);
+      const mvoChangesDeleted = await this.purgeChanges(store, ChangeRecordTable.Mvo, cutoff, batchSize, range, beat);
+      const activitiesDeleted = await this.purgeActivities(store, cutoff, batchSize, range, beat);
       return {
         csoChangesDeleted,
         mvoChangesDeleted,
@@ -155,6 +169,7 @@ export class HistoryCleanupService {
     cutoff: Date,
     batchSize: number,
     range: TimeRange,
+    beat: () => Promise<void>,
   ): Promise<number> {
     const bound = uuidV7LowerBound(cutoff.getTime());
     let after: string | null = null;
@@ -165,6 +180,7 @@ export class HistoryCleanupService {
       total += batch.deleted;
       range.add(batch);
       after = batch.last;
+      await beat();
     }
   }
 
@@ -172,18 +188,35 @@ export class HistoryCleanupService {
    * Deletes expired activities a batch at a time: the batch's execution items in bounded chunks, then the
    * activities. A parent becomes eligible once its children are gone, so this runs until a batch finds none.
    */
-  private async purgeActivities(store: HistoryCleanupStore, cutoff: Date, batchSize: number, range: TimeRange): Promise<number> {
+  private async purgeActivities(
+    store: HistoryCleanupStore,
+    cutoff: Date,
+    batchSize: number,
+    range: TimeRange,
+    beat: () => Promise<void>,
+  ): Promise<number> {
     let total = 0;
     for (;;) {
       const ids = await store.expiredActivities(cutoff, batchSize);
       if (!ids.length) return total;
-      while ((await store.deleteExecutionItemChunk(ids, EXECUTION_ITEM_CHUNK)) > 0);
+      while ((await store.deleteExecutionItemChunk(ids, EXECUTION_ITEM_CHUNK)) > 0) await beat();
       const batch = await store.deleteActivities(ids);
       // Nothing deletable among what was picked (e.g. a child was linked meanwhile): stop rather than spin.
       if (!batch.deleted) return total;
       total += batch.deleted;
       range.add(batch);
+      await beat();
     }
+  }
+
+  /** Writes the activity's heartbeat, at most every HEARTBEAT_MS. */
+  private heartbeat(activityId: string): () => Promise<void> {
+    let last = Date.now();
+    return async () => {
+      if (Date.now() - last < HEARTBEAT_MS) return;
+      last = Date.now();
+      await this.ds.getRepository(ActivityEntity).update({ id: activityId }, { heartbeatAt: new Date(last) });
+    };
   }
 
   private async batchSize(): Promise<number> {

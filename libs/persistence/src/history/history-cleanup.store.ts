@@ -46,10 +46,12 @@ export class HistoryCleanupStore {
 
   /**
    * Serialises cleanups across processes: a session advisory lock on this session's connection, so a
-   * second cleanup waits, then finds only what is left (no double counts, no deadlock between two walks).
+   * second cleanup waits (trying again), then finds only what is left (no double counts, no deadlock
+   * between two walks). Answers whether it was taken.
    */
-  async lock(): Promise<void> {
-    await this.s.rows(`SELECT pg_advisory_lock(hashtext('meridian:history-cleanup'))`);
+  async tryLock(): Promise<boolean> {
+    const row = await this.s.row<{ locked: boolean }>(`SELECT pg_try_advisory_lock(hashtext('meridian:history-cleanup')) AS locked`);
+    return row?.locked === true;
   }
 
   async unlock(): Promise<void> {
