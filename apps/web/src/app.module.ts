@@ -31,6 +31,7 @@ import { SyncRulesModule } from './modules/sync-rules/sync-rules.module';
 import { ScheduleExecutionsModule } from './modules/schedule-executions/schedule-executions.module';
 import { SchedulesModule } from './modules/schedules/schedules.module';
 import { HistoryApiModule } from './modules/history/history.module';
+import { HistoryCleanupApiModule } from './modules/history/history-cleanup.module';
 
 /** Makes MERIDIAN_BOOTSTRAP_API_KEY's Administrator key exist (or go away when the variable is unset). */
 @Injectable()
@@ -77,6 +78,7 @@ export class AppModule {
         SchedulesModule,
         ScheduleExecutionsModule,
         HistoryApiModule,
+        HistoryCleanupApiModule,
       ],
       providers: [
         RouteCatalog,

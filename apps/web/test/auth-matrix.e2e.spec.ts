@@ -50,6 +50,16 @@ describe('authentication and authorisation on every route', () => {
     expect(undeclared).toEqual([]);
   });
 
+  it('guards the history endpoints with the Administrator role (spec 4.10)', () => {
+    const history = routes.filter((r) => r.path.startsWith('/api/v1/history/'));
+    expect(history.map((r) => `${r.method} ${r.path}`)).toContain('POST /api/v1/history/cleanup');
+    for (const r of history)
+      expect({ route: `${r.method} ${r.path}`, access: r.access }).toEqual({
+        route: `${r.method} ${r.path}`,
+        access: { kind: 'role', role: 'Administrator' },
+      });
+  });
+
   it('keeps exactly the anonymous endpoints of spec §5.3 anonymous', () => {
     const anonymous = routes
       .filter((r) => r.access?.kind === 'public')

@@ -1,4 +1,4 @@
-import { authorisedRequest, HttpMethod, statusAndBody } from '@meridian/testing';
+import { authorisedRequest, HistorySeed, HttpMethod, statusAndBody } from '@meridian/testing';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -757,6 +757,24 @@ describe('Connected systems (/api/v1/synchronisation/connected-systems)', () => 
         details: expect.objectContaining({ connectedSystemObjectCount: 1000, deleteChangeHistory: false }),
       });
       expectError(await api('delete', `${BASE}/${system.id}`), 404, 'NOT_FOUND');
+    });
+
+    it('deletes the change records of a system deleted with deleteChangeHistory=true, and keeps them with false', async () => {
+      const history = new HistorySeed(db);
+      const times = [1, 2, 3, 4].map((d) => new Date(Date.now() - d * 86_400_000));
+      const changes = async (systemId: number) =>
+        (await db.query(`SELECT count(*)::int AS n FROM connected_system_object_change WHERE connected_system_id = $1`, [systemId])).rows[0]
+          .n;
+      const purged = (await importedSystem()).system;
+      const kept = (await importedSystem()).system;
+      await history.csoChanges(times, { systemId: purged.id });
+      await history.csoChanges(times.slice(0, 3), { systemId: kept.id });
+
+      expect((await api('delete', `${BASE}/${purged.id}?deleteChangeHistory=true`)).status).toBe(200);
+      expect((await api('delete', `${BASE}/${kept.id}?deleteChangeHistory=false`)).status).toBe(200);
+
+      expect(await changes(purged.id)).toBe(0);
+      expect(await changes(kept.id)).toBe(3);
     });
 
     it('queues a large system (202 QueuedAsBackgroundJob) with an InProgress activity and a job; the system is locked meanwhile', async () => {

@@ -1,6 +1,7 @@
 import {
   ApiKeysService,
   HistoryService,
+  HistoryCleanupService,
   HousekeepingService,
   MetaverseObjectsWriter,
   RunProfileExecutor,
@@ -23,6 +24,7 @@ describe('the web process holds what the API serves, and no engine or schedule r
     expect(h.app.get(ApiKeysService)).toBeInstanceOf(ApiKeysService);
     expect(h.app.get(MetaverseObjectsWriter)).toBeInstanceOf(MetaverseObjectsWriter);
     expect(h.app.get(HistoryService)).toBeInstanceOf(HistoryService);
+    expect(h.app.get(HistoryCleanupService)).toBeInstanceOf(HistoryCleanupService);
   });
 
   it.each([RunProfileExecutor, HousekeepingService, ScheduleExecutionRunner])('does not hold %p', (type) => {

@@ -178,6 +178,37 @@ describe('OpenAPI document and reference', () => {
     ]);
   });
 
+  it('describes the history cleanup result (spec 2.13) exactly', () => {
+    const op = doc.paths['/api/v1/history/cleanup'].post;
+    expect(op.requestBody).toBeUndefined();
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '401', '403', '429', '500']);
+    const ref = op.responses['200'].content['application/json'].schema.$ref as string;
+    const schema = doc.components.schemas[ref.replace('#/components/schemas/', '')];
+    expect(schema.required.sort()).toEqual([
+      'activitiesDeleted',
+      'batchSize',
+      'csoChangesDeleted',
+      'cutoffDate',
+      'mvoChangesDeleted',
+      'newestRecordDeleted',
+      'oldestRecordDeleted',
+      'retentionPeriodDays',
+    ]);
+    const shape = Object.fromEntries(
+      Object.entries(schema.properties as Record<string, any>).map(([k, v]) => [k, [v.type, v.format ?? null, v.nullable ?? false]]),
+    );
+    expect(shape).toEqual({
+      csoChangesDeleted: ['integer', null, false],
+      mvoChangesDeleted: ['integer', null, false],
+      activitiesDeleted: ['integer', null, false],
+      oldestRecordDeleted: ['string', 'date-time', true],
+      newestRecordDeleted: ['string', 'date-time', true],
+      cutoffDate: ['string', 'date-time', false],
+      retentionPeriodDays: ['integer', null, false],
+      batchSize: ['integer', null, false],
+    });
+  });
+
   it('serves the interactive reference', async () => {
     const res = await h.http.get('/api/reference/').expect(200);
     expect(res.headers['content-type']).toMatch(/text\/html/);

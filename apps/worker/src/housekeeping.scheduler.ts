@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { JobQueue } from '@meridian/jobs';
 import { Logger, LOGGER } from '@meridian/platform';
 
-/** Registers the repeatable housekeeping job when a worker starts (idempotent across workers). */
+/** Registers the repeatable jobs (housekeeping, the daily history cleanup) when a worker starts (idempotent across workers). */
 @Injectable()
 export class HousekeepingScheduler implements OnApplicationBootstrap {
   constructor(

@@ -1,15 +1,22 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ApplicationCoreModule, ConnectedSystemDeletionModule, EngineModule, QueueProbesModule } from '@meridian/application';
+import {
+  ApplicationCoreModule,
+  ConnectedSystemDeletionModule,
+  EngineModule,
+  HistoryCleanupModule,
+  QueueProbesModule,
+} from '@meridian/application';
 import { AppConfig, Logger, PlatformModule } from '@meridian/platform';
 import { JOB_HANDLERS } from './handlers/job-handler';
 import { ConnectedSystemDeletionHandler } from './handlers/connected-system-deletion.handler';
 import { NoopHandler } from './handlers/noop.handler';
 import { RunProfileHandler } from './handlers/run-profile.handler';
 import { HousekeepingHandler } from './handlers/housekeeping.handler';
+import { HistoryCleanupHandler } from './handlers/history-cleanup.handler';
 import { JobsProcessor, RunsProcessor } from './jobs.processor';
 import { HousekeepingScheduler } from './housekeeping.scheduler';
 
-const HANDLERS = [NoopHandler, RunProfileHandler, ConnectedSystemDeletionHandler, HousekeepingHandler];
+const HANDLERS = [NoopHandler, RunProfileHandler, ConnectedSystemDeletionHandler, HousekeepingHandler, HistoryCleanupHandler];
 
 @Module({})
 export class WorkerModule {
@@ -21,6 +28,7 @@ export class WorkerModule {
         ApplicationCoreModule.forRoot(config),
         EngineModule,
         ConnectedSystemDeletionModule,
+        HistoryCleanupModule,
         QueueProbesModule,
       ],
       providers: [

@@ -3,7 +3,7 @@ import { ConnectedSystemDeletionService, SYSTEM_INITIATOR } from '@meridian/appl
 import { ActivityStatus, ConnectedSystemDeletionOutcome } from '@meridian/domain';
 import { JobName, MERIDIAN_QUEUE } from '@meridian/jobs';
 import { closeLogger, createServiceLogger, loadConfig, Logger } from '@meridian/platform';
-import { createTestDatabase, createTestEnvironment, TestDatabase, TestEnvironment, waitFor } from '@meridian/testing';
+import { createTestDatabase, createTestEnvironment, HistorySeed, TestDatabase, TestEnvironment, waitFor } from '@meridian/testing';
 import { Job, Queue } from 'bullmq';
 import { Client } from 'pg';
 import { createWorker } from '../src/bootstrap';
@@ -271,6 +271,76 @@ describe('connected system deletion (worker)', () => {
       error_message: expect.stringMatching(/after 5 attempt\(s\): database went away/),
     });
     expect(await count(`SELECT count(*) FROM connected_system WHERE id = $1`, [systemId])).toBe(1);
+  });
+
+  describe('with deleteChangeHistory', () => {
+    const DAY = 86_400_000;
+    const changesOf = (systemId: number) =>
+      count(`SELECT count(*) FROM connected_system_object_change WHERE connected_system_id = $1`, [systemId]);
+
+    /** Change records of a system's objects (within the retention period) and of its metaverse side (kept: they belong to the metaverse). */
+    async function history(systemId: number, records: number): Promise<void> {
+      const now = Date.now();
+      const times = Array.from({ length: records }, (_, i) => new Date(now - (i % 2 ? 2 * DAY : DAY) - i * 1000));
+      await new HistorySeed(pg).csoChanges(times, { systemId });
+      await pg.query(
+        `INSERT INTO metaverse_object_change (id, change_time, metaverse_object_id, object_type_id, change_type, connected_system_id, initiated_by_type)
+         VALUES (gen_random_uuid(), now(), gen_random_uuid(), 1, 'Joined', $1, 'System')`,
+        [systemId],
+      );
+    }
+
+    beforeAll(async () => {
+      // Small batches, so the system's history goes in several.
+      await pg.query(
+        `INSERT INTO service_setting (key, value, last_updated, last_updated_by) VALUES ('History.CleanupBatchSize', '3', now(), 'test')`,
+      );
+    });
+
+    afterAll(async () => {
+      await pg.query(`DELETE FROM service_setting WHERE key = 'History.CleanupBatchSize'`);
+    });
+
+    it('true: an immediate deletion also deletes the change records of the system, in batches, and no other system', async () => {
+      const { systemId } = await seedSystem(3);
+      const other = await seedSystem(2);
+      await history(systemId, 11);
+      await history(other.systemId, 4);
+      const mvoChanges = await count(`SELECT count(*) FROM metaverse_object_change`);
+
+      const { status, result } = await deletion.requestDeletion(systemId, true, SYSTEM_INITIATOR);
+
+      expect([status, result.outcome]).toEqual([200, ConnectedSystemDeletionOutcome.CompletedImmediately]);
+      expect(await changesOf(systemId)).toBe(0);
+      expect(await changesOf(other.systemId)).toBe(4);
+      expect(await count(`SELECT count(*) FROM metaverse_object_change`)).toBe(mvoChanges);
+    });
+
+    it('false: the change records of a deleted system stay', async () => {
+      const { systemId } = await seedSystem(3);
+      await history(systemId, 5);
+
+      const { status } = await deletion.requestDeletion(systemId, false, SYSTEM_INITIATOR);
+
+      expect(status).toBe(200);
+      expect(await count(`SELECT count(*) FROM connected_system WHERE id = $1`, [systemId])).toBe(0);
+      expect(await changesOf(systemId)).toBe(5);
+    });
+
+    it('true: a background deletion deletes them before the system, false keeps them', async () => {
+      const withHistory = await seedSystem(30);
+      const withoutHistory = await seedSystem(30);
+      await history(withHistory.systemId, 17);
+      await history(withoutHistory.systemId, 6);
+      const first = await queueActivity(withHistory.systemId, { details: JSON.stringify({ deleteChangeHistory: true }) });
+      const second = await queueActivity(withoutHistory.systemId, { details: JSON.stringify({ deleteChangeHistory: false }) });
+
+      expect(await deletion.run(first, 'w', { batchSize: 7 })).toEqual({ state: 'completed', deleted: 30 });
+      expect(await deletion.run(second, 'w', { batchSize: 7 })).toEqual({ state: 'completed', deleted: 30 });
+
+      expect(await changesOf(withHistory.systemId)).toBe(0);
+      expect(await changesOf(withoutHistory.systemId)).toBe(6);
+    });
   });
 
   it('has a handler registered for the deletion job', () => {

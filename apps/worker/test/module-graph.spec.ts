@@ -6,6 +6,7 @@ import {
   ConnectedSystemsService,
   ConnectorContextFactory,
   HistoryService,
+  HistoryCleanupService,
   HousekeepingService,
   MetaverseObjectsWriter,
   RunProfileExecutor,
@@ -38,9 +39,12 @@ describe('the worker process holds the engine and the jobs it runs, nothing of t
     await db?.drop();
   });
 
-  it.each([RunProfileExecutor, HousekeepingService, ConnectedSystemDeletionService, ConnectorContextFactory])('holds %p', (type) => {
-    expect(worker.get(type)).toBeInstanceOf(type);
-  });
+  it.each([RunProfileExecutor, HousekeepingService, ConnectedSystemDeletionService, HistoryCleanupService, ConnectorContextFactory])(
+    'holds %p',
+    (type) => {
+      expect(worker.get(type)).toBeInstanceOf(type);
+    },
+  );
 
   it.each([
     ApiKeysService,

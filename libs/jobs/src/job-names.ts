@@ -21,6 +21,8 @@ export enum JobName {
    * deletes metaverse objects whose deletion grace period has passed.
    */
   Housekeeping = 'housekeeping',
+  /** Repeatable, daily: deletes change records and activities older than the history retention period. */
+  HistoryCleanup = 'history-cleanup',
 }
 
 export interface JobPayloads {
@@ -28,6 +30,7 @@ export interface JobPayloads {
   [JobName.RunProfile]: { activityId: string };
   [JobName.DeleteConnectedSystem]: { activityId: string };
   [JobName.Housekeeping]: Record<string, never>;
+  [JobName.HistoryCleanup]: Record<string, never>;
 }
 
 export type JobPayload<N extends JobName> = JobPayloads[N];

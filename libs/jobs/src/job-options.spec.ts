@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { HOUSEKEEPING_EVERY_MS, JOB_DEFINITIONS } from './job-options';
+import { HISTORY_CLEANUP_EVERY_MS, HOUSEKEEPING_EVERY_MS, JOB_DEFINITIONS } from './job-options';
 import { JobName, MERIDIAN_QUEUE, RUNS_QUEUE } from './job-names';
 import { JobQueue } from './job-queue.service';
 import { redisConnection } from './redis-connection';
@@ -10,9 +10,9 @@ describe('job definitions', () => {
     for (const name of Object.values(JobName)) {
       const def = JOB_DEFINITIONS[name];
       expect(def).toBeDefined();
-      if (name === JobName.Housekeeping) {
+      if (name === JobName.Housekeeping || name === JobName.HistoryCleanup) {
         // A repeatable job with no payload: one fixed scheduler id, whatever the repetition.
-        expect(def.jobId({} as never)).toBe('housekeeping');
+        expect(def.jobId({} as never)).toBe(name);
         continue;
       }
       const id = randomUUID();
@@ -28,9 +28,10 @@ describe('job definitions', () => {
     expect(JOB_DEFINITIONS[JobName.RunProfile].queue).toBe(RUNS_QUEUE);
     expect(JOB_DEFINITIONS[JobName.DeleteConnectedSystem].queue).toBe(MERIDIAN_QUEUE);
     expect(JOB_DEFINITIONS[JobName.Housekeeping].queue).toBe(MERIDIAN_QUEUE);
+    expect(JOB_DEFINITIONS[JobName.HistoryCleanup].queue).toBe(MERIDIAN_QUEUE);
   });
 
-  it('schedule housekeeping once however many workers ask (real Redis)', async () => {
+  it('schedule housekeeping and the daily history cleanup once each however many workers ask (real Redis)', async () => {
     const prefix = `meridian-test-${randomBytes(6).toString('hex')}`;
     const connection = redisConnection(process.env.MERIDIAN_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
     const jobs = new Queue(MERIDIAN_QUEUE, { prefix, connection });
@@ -39,9 +40,13 @@ describe('job definitions', () => {
       const queue = new JobQueue(jobs, runs);
       await queue.scheduleHousekeeping();
       await queue.scheduleHousekeeping();
-      const schedulers = await jobs.getJobSchedulers();
-      expect(schedulers).toHaveLength(1);
-      expect(schedulers[0]).toMatchObject({ key: 'housekeeping', name: JobName.Housekeeping, every: HOUSEKEEPING_EVERY_MS });
+      await queue.scheduleHousekeeping();
+      const schedulers = (await jobs.getJobSchedulers()).sort((a, b) => a.key.localeCompare(b.key));
+      expect(schedulers).toHaveLength(2);
+      expect(schedulers[0]).toMatchObject({ key: 'history-cleanup', name: JobName.HistoryCleanup, every: HISTORY_CLEANUP_EVERY_MS });
+      expect(schedulers[1]).toMatchObject({ key: 'housekeeping', name: JobName.Housekeeping, every: HOUSEKEEPING_EVERY_MS });
+      expect(HISTORY_CLEANUP_EVERY_MS).toBe(86_400_000);
+      expect(await runs.getJobSchedulers()).toEqual([]);
     } finally {
       await jobs.obliterate({ force: true });
       await runs.obliterate({ force: true });

@@ -35,7 +35,22 @@ export const JOB_DEFINITIONS: { [N in JobName]: JobDefinition<N> } = {
     jobId: () => 'housekeeping',
     options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
   },
+  [JobName.HistoryCleanup]: {
+    queue: MERIDIAN_QUEUE,
+    // A repeatable job (see HISTORY_CLEANUP_EVERY_MS). One attempt: the next day's run deletes what a failed one left.
+    jobId: () => 'history-cleanup',
+    options: { attempts: 1, removeOnComplete: { count: 30 }, removeOnFail: { count: 30 } },
+  },
 };
 
 /** How often housekeeping runs (stale-run reaper, expired pending deletions). */
 export const HOUSEKEEPING_EVERY_MS = 30_000;
+
+/** How often the history retention cleanup runs. */
+export const HISTORY_CLEANUP_EVERY_MS = 24 * 60 * 60 * 1000;
+
+/** The repeatable jobs every worker registers as it starts (one scheduler each, whatever the number of workers). */
+export const REPEATABLE_JOBS = [
+  { name: JobName.Housekeeping, every: HOUSEKEEPING_EVERY_MS },
+  { name: JobName.HistoryCleanup, every: HISTORY_CLEANUP_EVERY_MS },
+] as const;

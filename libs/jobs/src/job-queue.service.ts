@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import { HOUSEKEEPING_EVERY_MS, JOB_DEFINITIONS } from './job-options';
+import { JOB_DEFINITIONS, REPEATABLE_JOBS } from './job-options';
 import { JobName, JobPayloads, MERIDIAN_QUEUE, QueueName, RUNS_QUEUE } from './job-names';
 
 /** The enqueue API: typed payloads, deterministic job ids, central options. */
@@ -38,14 +38,15 @@ export class JobQueue {
     return job.id ?? def.jobId(payload);
   }
 
-  /** Registers the repeatable housekeeping job (idempotent: one scheduler however many workers call it). */
+  /**
+   * Registers the repeatable jobs, housekeeping and the daily history cleanup (idempotent: one scheduler
+   * per job, keyed by its fixed id, however many workers call it).
+   */
   async scheduleHousekeeping(): Promise<void> {
-    const def = JOB_DEFINITIONS[JobName.Housekeeping];
-    await this.queues[def.queue].upsertJobScheduler(
-      'housekeeping',
-      { every: HOUSEKEEPING_EVERY_MS },
-      { name: JobName.Housekeeping, data: {}, opts: def.options },
-    );
+    for (const { name, every } of REPEATABLE_JOBS) {
+      const def = JOB_DEFINITIONS[name];
+      await this.queues[def.queue].upsertJobScheduler(def.jobId({}), { every }, { name, data: {}, opts: def.options });
+    }
   }
 
   /** Round-trips to Redis; throws when it is unreachable. */

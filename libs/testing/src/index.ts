@@ -4,3 +4,4 @@ export * from './hr-csv';
 export * from './api-requests';
 export * from './process-alive';
 export * from './error-body';
+export * from './history-seed';

@@ -17,6 +17,7 @@ import { Logger, LOGGER } from '@meridian/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { ActivitiesService } from '../activities/activities.service';
 import { Initiator } from '../activities/initiator';
+import { HistoryCleanupService } from '../history/history-cleanup.service';
 import { SettingsService } from '../settings/settings.service';
 import { activeRunActivityIds, deletionActivityId, findSystem, recordSystemChange } from './connected-system.lookup';
 
@@ -76,6 +77,7 @@ export class ConnectedSystemDeletionService {
     private readonly activities: ActivitiesService,
     private readonly settings: SettingsService,
     private readonly jobs: JobQueue,
+    private readonly history: HistoryCleanupService,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -148,6 +150,7 @@ export class ConnectedSystemDeletionService {
     });
 
     if (!decided.queued) {
+      if (deleteChangeHistory) await this.deleteChangeHistory(systemId, decided.activityId);
       return {
         status: 200,
         result: {
@@ -244,6 +247,9 @@ export class ConnectedSystemDeletionService {
       }
     }
 
+    // Before the system goes: a retry after a crash here finds the activity still InProgress and deletes the rest.
+    if (activity.details?.deleteChangeHistory === true) await this.history.deleteConnectedSystemChanges(systemId);
+
     const completed = await this.ds.transaction(async (m) => {
       const tx = new ConnectedSystemDeletionStore(m);
       const row = await tx.lockActivity(activityId);
@@ -268,6 +274,28 @@ export class ConnectedSystemDeletionService {
       activityId,
     });
     return { state: 'completed', deleted };
+  }
+
+  /**
+   * After an immediate deletion has committed: the system's change records, in batches outside its
+   * transaction. The system is gone either way, so a failure here is logged rather than undoing it.
+   */
+  private async deleteChangeHistory(systemId: number, activityId: string): Promise<void> {
+    try {
+      const deleted = await this.history.deleteConnectedSystemChanges(systemId);
+      this.logger.log({
+        level: 'information',
+        message: `Deleted ${deleted} change record(s) of connected system ${systemId}.`,
+        activityId,
+      });
+    } catch (e) {
+      this.logger.log({
+        level: 'error',
+        message: `Connected system ${systemId} was deleted but its change history could not be: ${e instanceof Error ? e.message : String(e)}`,
+        activityId,
+        error: e,
+      });
+    }
   }
 
   /** Ends a deletion that cannot go on (last attempt failed, or it could not be queued); the system stays. */

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { HistoryCleanupModule } from '../history/history-cleanup.module';
 import { ConnectedSystemDeletionService } from './connected-system-deletion.service';
 import { CONNECTED_SYSTEMS_PROVIDERS } from './connected-systems.providers';
 import { ConnectorContextFactory } from './connector-context.factory';
@@ -12,8 +13,8 @@ export class ConnectorAccessModule {}
 @Module({ providers: [RunProfilesService], exports: [RunProfilesService] })
 export class RunProfileLaunchModule {}
 
-/** Deleting a connected system: previewed and queued by the API, carried out by a worker. */
-@Module({ providers: [ConnectedSystemDeletionService], exports: [ConnectedSystemDeletionService] })
+/** Deleting a connected system (and, when asked, its change history): previewed and queued by the API, carried out by a worker. */
+@Module({ imports: [HistoryCleanupModule], providers: [ConnectedSystemDeletionService], exports: [ConnectedSystemDeletionService] })
 export class ConnectedSystemDeletionModule {}
 
 const PARTS = [ConnectorAccessModule, RunProfileLaunchModule, ConnectedSystemDeletionModule];

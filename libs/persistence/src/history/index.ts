@@ -1,1 +1,2 @@
 export * from './history.store';
+export * from './history-cleanup.store';
