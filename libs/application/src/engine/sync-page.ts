@@ -908,31 +908,16 @@ export class SyncPage {
    * then what export evaluation did (adoption, provisioning, disconnections).
    */
   private recordChanges(mvo: MvoState, displayName: string | null, out: MvoChangeRow[]): void {
-    const base = { metaverseObjectId: mvo.row.id, objectTypeId: mvo.row.typeId, displayName };
     if (mvo.isNew) {
-      out.push({
-        ...base,
-        changeType: MvoChangeType.Projected,
-        attributeChanges: projectedDelta(mvo.attributes),
-        connectedSystemId: mvo.sourceSystemId,
-        connectedSystemObjectId: mvo.source,
-      });
+      out.push(changeRow(mvo, displayName, MvoChangeType.Projected, projectedDelta(mvo.attributes), mvo.sourceSystemId, mvo.source));
     }
-    for (const e of mvo.events) if (!e.late) out.push(this.eventRow(base, e));
+    for (const e of mvo.events) if (!e.late) out.push(changeRow(mvo, displayName, e.type, null, e.systemId, e.csoId));
     if (!mvo.isNew && mvo.attributesChanged && mvo.attributes !== mvo.row.attributes) {
       const delta = attributeDelta(mvo.row.attributes ?? {}, mvo.attributes);
       // A recompute that yields the same values (a pending deletion cancelled, a provenance change) is no value change.
-      if (delta.length) {
-        out.push({
-          ...base,
-          changeType: MvoChangeType.AttributeFlow,
-          attributeChanges: delta,
-          connectedSystemId: mvo.sourceSystemId,
-          connectedSystemObjectId: mvo.source,
-        });
-      }
+      if (delta.length) out.push(changeRow(mvo, displayName, MvoChangeType.AttributeFlow, delta, mvo.sourceSystemId, mvo.source));
     }
-    for (const e of mvo.events) if (e.late) out.push(this.eventRow(base, e));
+    for (const e of mvo.events) if (e.late) out.push(changeRow(mvo, displayName, e.type, null, e.systemId, e.csoId));
   }
 
   /** A deleted metaverse object: its disconnections, then the deletion with the names the deleted-objects list shows. */
@@ -943,21 +928,11 @@ export class SyncPage {
         mvo.attributes[String(this.cfg.displayNameAttributeId)]?.[0]?.v,
         mvo.attributes[String(this.cfg.accountNameAttributeId)]?.[0]?.v,
       );
-    const base = { metaverseObjectId: mvo.row.id, objectTypeId: mvo.row.typeId, displayName };
-    for (const e of mvo.events) out.push(this.eventRow(base, e));
+    for (const e of mvo.events) out.push(changeRow(mvo, displayName, e.type, null, e.systemId, e.csoId));
     const cause = this.expired.has(mvo.row.id) ? null : mvo;
-    out.push({
-      ...base,
-      changeType: MvoChangeType.Deleted,
-      attributeChanges: null,
-      connectedSystemId: cause?.sourceSystemId ?? null,
-      connectedSystemObjectId: cause?.source ?? null,
-      objectTypeName: this.cfg.mvTypes.get(mvo.row.typeId)?.name ?? null,
-    });
-  }
-
-  private eventRow(base: Pick<MvoChangeRow, 'metaverseObjectId' | 'objectTypeId' | 'displayName'>, e: MvoEvent): MvoChangeRow {
-    return { ...base, changeType: e.type, attributeChanges: null, connectedSystemId: e.systemId, connectedSystemObjectId: e.csoId };
+    const deleted = changeRow(mvo, displayName, MvoChangeType.Deleted, null, cause?.sourceSystemId ?? null, cause?.source ?? null);
+    deleted.objectTypeName = this.cfg.mvTypes.get(mvo.row.typeId)?.name ?? null;
+    out.push(deleted);
   }
 
   /** Execution items for objects that changed or failed; attribute flow alone counts in totalAttributeFlows. */
@@ -995,6 +970,27 @@ export class SyncPage {
   }
 }
 
+/** One metaverse change record (every record built with the same shape). */
+function changeRow(
+  mvo: MvoState,
+  displayName: string | null,
+  changeType: MvoChangeType,
+  attributeChanges: StoredAttributeDelta[] | null,
+  connectedSystemId: number | null,
+  connectedSystemObjectId: string | null,
+): MvoChangeRow {
+  return {
+    metaverseObjectId: mvo.row.id,
+    objectTypeId: mvo.row.typeId,
+    displayName,
+    changeType,
+    attributeChanges,
+    connectedSystemId,
+    connectedSystemObjectId,
+    objectTypeName: null,
+  };
+}
+
 type StoredValues = StoredMetaverseAttributes[string] | undefined;
 
 /** Whether two stored value lists hold the same values in the same order (provenance aside). */
@@ -1012,14 +1008,22 @@ function sameValues(a: StoredValues, b: StoredValues): boolean {
   return true;
 }
 
-const valuesOf = (list: StoredValues): unknown[] => (list ?? []).map((x) => x.v);
+/** The old values of a projection: one shared empty list (records are serialised, never changed). */
+const NO_VALUES: unknown[] = [];
+
+function valuesOf(list: StoredValues): unknown[] {
+  if (!list?.length) return NO_VALUES;
+  const out = new Array<unknown>(list.length);
+  for (let i = 0; i < list.length; i++) out[i] = list[i].v;
+  return out;
+}
 
 /** Every attribute of a projected object, as new values with the system that contributed them. */
 function projectedDelta(attributes: StoredMetaverseAttributes): StoredAttributeDelta[] {
   const out: StoredAttributeDelta[] = [];
   for (const key in attributes) {
     const list = attributes[key];
-    if (list?.length) out.push({ a: Number(key), o: [], n: valuesOf(list), s: list[0].s ?? null });
+    if (list?.length) out.push({ a: Number(key), o: NO_VALUES, n: valuesOf(list), s: list[0].s ?? null });
   }
   return out;
 }
