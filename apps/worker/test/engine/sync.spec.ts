@@ -1,5 +1,6 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { HousekeepingService, RunProfileExecutor } from '@meridian/application';
+import { HousekeepingService, RunProfileExecutor, SettingsService, SYSTEM_INITIATOR } from '@meridian/application';
+import { SettingKeys } from '@meridian/domain';
 import { closeLogger, createServiceLogger, loadConfig, Logger } from '@meridian/platform';
 import { createTestDatabase, createTestEnvironment, TestDatabase, TestEnvironment } from '@meridian/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -263,11 +264,18 @@ describe('synchronisation', () => {
         analyses += session.statements - before;
       }
     });
-    for (const size of [5, 40]) {
+    // The third run: the same page without metaverse change records (ChangeTracking.MvoChanges.Enabled false).
+    const runs = [
+      { size: 5, tracked: true },
+      { size: 40, tracked: true },
+      { size: 40, tracked: false },
+    ];
+    for (const [index, { size, tracked }] of runs.entries()) {
       analyses = 0;
-      const sys = await seed.system(`Stmt${size}`, 'person', ['key', 'name']);
+      await worker.get(SettingsService).set(SettingKeys.MvoChangeTracking, tracked, SYSTEM_INITIATOR);
+      const sys = await seed.system(`Stmt${index}`, 'person', ['key', 'name']);
       const rule = await seed.rule({
-        name: `Stmt${size}`,
+        name: `Stmt${index}`,
         systemId: sys.id,
         typeId: sys.typeId,
         direction: 'Import',
@@ -280,8 +288,8 @@ describe('synchronisation', () => {
         sys.id,
         sys.typeId,
         Array.from({ length: size }, (_, i) => ({
-          externalId: `S${size}-${i}`,
-          values: { [sys.attributes.key]: [`S${size}-${i}`], [sys.attributes.name]: [`n${i}`] },
+          externalId: `S${index}-${i}`,
+          values: { [sys.attributes.key]: [`S${index}-${i}`], [sys.attributes.name]: [`n${i}`] },
         })),
       );
       await pg.query(`UPDATE connected_system_run_profile SET page_size = 1000 WHERE connected_system_id = $1`, [sys.id]);
@@ -290,7 +298,10 @@ describe('synchronisation', () => {
       counts.push(act.execution_stats.statements - analyses);
     }
     jest.restoreAllMocks();
+    await worker.get(SettingsService).revert(SettingKeys.MvoChangeTracking, SYSTEM_INITIATOR);
     expect(counts[0]).toBeGreaterThan(0);
     expect(counts[1]).toBe(counts[0]);
+    // The page's metaverse change records are one COPY, whatever the number of objects.
+    expect(counts[2]).toBe(counts[0] - 1);
   });
 });

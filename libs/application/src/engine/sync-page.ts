@@ -16,8 +16,10 @@ import {
   InboundOutOfScopeAction,
   JoinType,
   matchingValues,
+  MvoChangeType,
   ObjectChangeType,
   PendingExportChangeType,
+  StoredAttributeDelta,
   StoredMetaverseAttributes,
   SyncOutcome,
   ValueView,
@@ -26,6 +28,7 @@ import {
   JoinUpdate,
   MatchQuery,
   MetaverseObjectUpdate,
+  MvoChangeRow,
   NewConnectorObject,
   NewMetaverseObject,
   NewPendingExport,
@@ -47,8 +50,20 @@ interface MvoState {
   attributesChanged: boolean;
   leaving: Array<{ systemId: number; keepValues: boolean }>;
   deleted: boolean;
-  /** The page object whose processing touched this metaverse object first (execution items). */
+  /** The page object whose processing touched this metaverse object first (execution items, change records). */
   source: string | null;
+  /** The connected system of `source`. */
+  sourceSystemId: number | null;
+  /** Joins, provisioning and disconnections in this page, in order (change records; kept only when they are tracked). */
+  events: MvoEvent[];
+}
+
+/** A connector joining, provisioned for or leaving a metaverse object; `late`: during export evaluation (after attribute flow). */
+interface MvoEvent {
+  type: MvoChangeType.Joined | MvoChangeType.Provisioned | MvoChangeType.Disconnected;
+  systemId: number;
+  csoId: string;
+  late: boolean;
 }
 
 interface CsoState {
@@ -85,6 +100,12 @@ export class SyncPage {
   private readonly recallAfterExport = new Set<MvoState>();
   /** Objects given a Delete export in this page: their unexported changes are replaced by it. */
   private readonly deleteStale = new Set<string>();
+  /** Metaverse change records are kept (ChangeTracking.MvoChanges.Enabled when the run started). */
+  private readonly trackMvo: boolean;
+  /** Export evaluation has started: joins and disconnections from now on follow the attribute flow. */
+  private exporting = false;
+  /** Deleted because their grace period passed (housekeeping): no connector of the page caused it. */
+  private readonly expired = new Set<string>();
 
   constructor(
     private readonly cfg: SyncConfiguration,
@@ -94,7 +115,9 @@ export class SyncPage {
     private readonly now: Date,
     private readonly full: boolean,
     private readonly allowDefer: boolean,
-  ) {}
+  ) {
+    this.trackMvo = ctx.info.history.mvo;
+  }
 
   /** Processes and writes the page; returns the ids kept flagged for a later pass (references not yet joinable). */
   async process(page: readonly SyncCso[]): Promise<{ deferred: number; touchedOthersOfSystem: boolean }> {
@@ -160,6 +183,7 @@ export class SyncPage {
       if (!mvo || mvo.row.origin === MetaverseObjectOrigin.Internal) continue;
       mvo.deleted = true;
       deleted.push(id);
+      this.expired.add(id);
       this.ctx.counters.totalDeleted++;
       for (const cso of this.joins.get(id) ?? []) this.deprovision(cso, mvo, undefined);
     }
@@ -236,6 +260,8 @@ export class SyncPage {
         leaving: [],
         deleted: false,
         source: null,
+        sourceSystemId: null,
+        events: [],
       });
       this.joins.set(row.id, []);
     }
@@ -258,6 +284,17 @@ export class SyncPage {
     state.outcomes.set(outcome, (state.outcomes.get(outcome) ?? 0) + n);
   }
 
+  /** The first page object whose processing touches a metaverse object is its source. */
+  private touch(mvo: MvoState, cso: SyncCso): void {
+    if (mvo.source !== null) return;
+    mvo.source = cso.id;
+    mvo.sourceSystemId = cso.connectedSystemId;
+  }
+
+  private event(mvo: MvoState, type: MvoEvent['type'], cso: SyncCso): void {
+    if (this.trackMvo) mvo.events.push({ type, systemId: cso.connectedSystemId, csoId: cso.id, late: this.exporting });
+  }
+
   private join(state: CsoState, mvoId: string, type: JoinType): void {
     const { cso } = state;
     cso.metaverseObjectId = mvoId;
@@ -267,7 +304,9 @@ export class SyncPage {
     this.csoToMvo.set(cso.id, mvoId);
     const mvo = this.mvos.get(mvoId)!;
     mvo.joinsChanged = true;
-    mvo.source ??= cso.id;
+    this.touch(mvo, cso);
+    // A projection is recorded as such, not as a join.
+    if (type === JoinType.Joined) this.event(mvo, MvoChangeType.Joined, cso);
     // A rejoin within the grace period cancels a pending deletion.
     if (mvo.row.lastConnectorDisconnectedDate) {
       mvo.row.lastConnectorDisconnectedDate = null;
@@ -283,7 +322,8 @@ export class SyncPage {
     if (mvo) {
       mvo.leaving.push({ systemId: cso.connectedSystemId, keepValues });
       mvo.joinsChanged = true;
-      mvo.source ??= cso.id;
+      this.touch(mvo, cso);
+      this.event(mvo, MvoChangeType.Disconnected, cso);
       this.joins.set(
         mvoId,
         (this.joins.get(mvoId) ?? []).filter((c) => c.id !== cso.id),
@@ -306,7 +346,8 @@ export class SyncPage {
         mvo?.leaving.push({ systemId: this.systemId, keepValues: !(type?.removeContributedAttributesOnObsoletion ?? false) });
         if (mvo) {
           mvo.joinsChanged = true;
-          mvo.source ??= cso.id;
+          this.touch(mvo, cso);
+          this.event(mvo, MvoChangeType.Disconnected, cso);
           this.joins.set(
             mvo.row.id,
             (this.joins.get(mvo.row.id) ?? []).filter((c) => c.id !== cso.id),
@@ -322,7 +363,7 @@ export class SyncPage {
     if (cso.metaverseObjectId) {
       const mvo = this.mvos.get(cso.metaverseObjectId);
       if (!mvo) return;
-      mvo.source ??= cso.id;
+      this.touch(mvo, cso);
       const rulesForType = this.cfg.importRulesFor(this.systemId, cso.objectTypeId, mvo.row.typeId);
       const inScope = state.rules.filter((r) => r.mvObjectTypeId === mvo.row.typeId);
       if (
@@ -381,6 +422,8 @@ export class SyncPage {
       leaving: [],
       deleted: false,
       source: cso.id,
+      sourceSystemId: cso.connectedSystemId,
+      events: [],
     });
     this.joins.set(target, []);
     this.join(state, target, JoinType.Projected);
@@ -548,6 +591,7 @@ export class SyncPage {
     if (cso.status === ConnectorSpaceObjectStatus.PendingProvisioning) {
       // Never exported: nothing exists in the system, whatever the rule says; its Create goes with it.
       this.deleteCsos.add(cso.id);
+      this.event(mvo, MvoChangeType.Disconnected, cso);
       return;
     }
     if (rule?.deprovisionAction === OutboundDeprovisionAction.Delete) {
@@ -574,6 +618,7 @@ export class SyncPage {
 
   /** DOMAIN.md §2.2 rule 8: every changed metaverse object against every export rule of its type. */
   private async evaluateExports(): Promise<void> {
+    this.exporting = true;
     const evaluate = [...this.mvos.values()].filter((m) => !m.deleted && (this.full || m.isNew || m.attributesChanged || m.joinsChanged));
     const targetIds = new Set<string>(this.deleteStale);
     for (const mvo of evaluate) {
@@ -601,6 +646,7 @@ export class SyncPage {
           this.joinUpdates.set(adopted.id, { id: adopted.id, metaverseObjectId: mvo.row.id, joinType: JoinType.Joined });
           this.joins.get(mvo.row.id)!.push(adopted);
           targetCso = adopted;
+          this.event(mvo, MvoChangeType.Joined, adopted);
           this.ctx.counters.totalJoined++;
           if (source) this.outcome(source, SyncOutcome.Joined);
         }
@@ -683,6 +729,7 @@ export class SyncPage {
           joinType: JoinType.Provisioned,
         };
         this.joins.get(mvo.row.id)!.push(placeholder);
+        this.event(mvo, MvoChangeType.Provisioned, placeholder);
         this.ctx.counters.totalProvisioned++;
         this.ctx.counters.totalPendingExports++;
         if (source) {
@@ -728,6 +775,7 @@ export class SyncPage {
         if (!target) return;
         if (pending) this.deletedPes.add(pending.id);
         this.deleteCsos.add(target.id);
+        this.event(mvo, MvoChangeType.Disconnected, target);
         this.joins.set(
           mvo.row.id,
           (this.joins.get(mvo.row.id) ?? []).filter((c) => c.id !== target.id),
@@ -786,9 +834,13 @@ export class SyncPage {
     const inserts: NewMetaverseObject[] = [];
     const updates: MetaverseObjectUpdate[] = [];
     const deleted: string[] = [];
+    const changes: MvoChangeRow[] = [];
     for (const mvo of this.mvos.values()) {
       if (mvo.deleted) {
-        if (!mvo.isNew) deleted.push(mvo.row.id);
+        if (!mvo.isNew) {
+          deleted.push(mvo.row.id);
+          if (this.trackMvo) this.recordDeleted(mvo, changes);
+        }
         continue;
       }
       const displayName = displayNameFrom(
@@ -805,6 +857,7 @@ export class SyncPage {
           deletionEligibleDate: mvo.row.deletionEligibleDate,
         });
       }
+      if (this.trackMvo) this.recordChanges(mvo, displayName, changes);
     }
     // A disconnected object that is deleted needs no join update.
     for (const id of this.deleteCsos) this.joinUpdates.delete(id);
@@ -819,8 +872,7 @@ export class SyncPage {
       let changed = false;
       for (const a of lookupAttributes) {
         const values = o.attributes[String(a)] ?? [];
-        if (!changed && JSON.stringify(values.map((x) => x.v)) !== JSON.stringify((before[String(a)] ?? []).map((x) => x.v)))
-          changed = true;
+        if (!changed && !sameValues(before[String(a)], values)) changed = true;
         for (const x of values) if (x.v !== null && x.v !== undefined) lookupRows.push([a, String(x.v), o.id]);
       }
       if (updatedIds.has(o.id) && changed) replaced.push(o.id);
@@ -834,7 +886,10 @@ export class SyncPage {
     await s.insertProvisioned(this.newCsos);
     await s.insertPendingExports(this.newPes);
     await s.updatePendingExports([...this.updatedPes].map(([id, change]) => ({ id, ...change })));
-    await s.deleteConnectorObjects([...this.deleteCsos]);
+    // Change records share the page's transaction: a page and its history commit together.
+    const { history } = this.ctx.info;
+    const at = new Date();
+    await s.deleteConnectorObjects([...this.deleteCsos], history.cso ? { origin: history.origin, at } : null);
     await s.deleteMetaverseObjects(deleted);
     // Lookup rows only for new objects and objects whose looked-up values changed.
     const newIds = new Set(inserts.map((i) => i.id));
@@ -842,8 +897,42 @@ export class SyncPage {
       replaced,
       lookupRows.filter(([, , o]) => newIds.has(o) || replacedSet.has(o)),
     );
+    await this.ctx.changes.insertMvoChanges(history.origin, changes, at);
 
     for (const state of this.states.values()) this.record(state);
+  }
+
+  /**
+   * The change records of a metaverse object the page wrote (spec 2.13), in the order things happened:
+   * its projection, joins and disconnections of the page, the attribute flow (only values that differ),
+   * then what export evaluation did (adoption, provisioning, disconnections).
+   */
+  private recordChanges(mvo: MvoState, displayName: string | null, out: MvoChangeRow[]): void {
+    if (mvo.isNew) {
+      out.push(changeRow(mvo, displayName, MvoChangeType.Projected, projectedDelta(mvo.attributes), mvo.sourceSystemId, mvo.source));
+    }
+    for (const e of mvo.events) if (!e.late) out.push(changeRow(mvo, displayName, e.type, null, e.systemId, e.csoId));
+    if (!mvo.isNew && mvo.attributesChanged && mvo.attributes !== mvo.row.attributes) {
+      const delta = attributeDelta(mvo.row.attributes ?? {}, mvo.attributes);
+      // A recompute that yields the same values (a pending deletion cancelled, a provenance change) is no value change.
+      if (delta.length) out.push(changeRow(mvo, displayName, MvoChangeType.AttributeFlow, delta, mvo.sourceSystemId, mvo.source));
+    }
+    for (const e of mvo.events) if (e.late) out.push(changeRow(mvo, displayName, e.type, null, e.systemId, e.csoId));
+  }
+
+  /** A deleted metaverse object: its disconnections, then the deletion with the names the deleted-objects list shows. */
+  private recordDeleted(mvo: MvoState, out: MvoChangeRow[]): void {
+    const displayName =
+      mvo.row.displayName ??
+      displayNameFrom(
+        mvo.attributes[String(this.cfg.displayNameAttributeId)]?.[0]?.v,
+        mvo.attributes[String(this.cfg.accountNameAttributeId)]?.[0]?.v,
+      );
+    for (const e of mvo.events) out.push(changeRow(mvo, displayName, e.type, null, e.systemId, e.csoId));
+    const cause = this.expired.has(mvo.row.id) ? null : mvo;
+    const deleted = changeRow(mvo, displayName, MvoChangeType.Deleted, null, cause?.sourceSystemId ?? null, cause?.source ?? null);
+    deleted.objectTypeName = this.cfg.mvTypes.get(mvo.row.typeId)?.name ?? null;
+    out.push(deleted);
   }
 
   /** Execution items for objects that changed or failed; attribute flow alone counts in totalAttributeFlows. */
@@ -879,4 +968,86 @@ export class SyncPage {
       this.ctx.item({ ...about, objectChangeType: state.changeType ?? ObjectChangeType.AttributeFlow, outcomes: state.outcomes });
     }
   }
+}
+
+/** One metaverse change record (every record built with the same shape). */
+function changeRow(
+  mvo: MvoState,
+  displayName: string | null,
+  changeType: MvoChangeType,
+  attributeChanges: StoredAttributeDelta[] | null,
+  connectedSystemId: number | null,
+  connectedSystemObjectId: string | null,
+): MvoChangeRow {
+  return {
+    metaverseObjectId: mvo.row.id,
+    objectTypeId: mvo.row.typeId,
+    displayName,
+    changeType,
+    attributeChanges,
+    connectedSystemId,
+    connectedSystemObjectId,
+    objectTypeName: null,
+  };
+}
+
+type StoredValues = StoredMetaverseAttributes[string] | undefined;
+
+/** Whether two stored value lists hold the same values in the same order (provenance aside). */
+function sameValues(a: StoredValues, b: StoredValues): boolean {
+  const x = a ?? [];
+  const y = b ?? [];
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) {
+    const p = x[i].v;
+    const q = y[i].v;
+    if (p === q) continue;
+    // Values are scalars; anything structured is compared by its JSON.
+    if (typeof p !== 'object' || typeof q !== 'object' || p === null || q === null || JSON.stringify(p) !== JSON.stringify(q)) return false;
+  }
+  return true;
+}
+
+/** The old values of a projection: one shared empty list (records are serialised, never changed). */
+const NO_VALUES: unknown[] = [];
+
+function valuesOf(list: StoredValues): unknown[] {
+  if (!list?.length) return NO_VALUES;
+  const out = new Array<unknown>(list.length);
+  for (let i = 0; i < list.length; i++) out[i] = list[i].v;
+  return out;
+}
+
+/** Every attribute of a projected object, as new values with the system that contributed them. */
+function projectedDelta(attributes: StoredMetaverseAttributes): StoredAttributeDelta[] {
+  const out: StoredAttributeDelta[] = [];
+  for (const key in attributes) {
+    const list = attributes[key];
+    if (list?.length) out.push({ a: Number(key), o: NO_VALUES, n: valuesOf(list), s: list[0].s ?? null });
+  }
+  return out;
+}
+
+/**
+ * The attributes whose values differ, old and new, with the system contributing the new values (or,
+ * when the values were removed, the one that contributed the old ones); in attribute id order.
+ */
+function attributeDelta(before: StoredMetaverseAttributes, after: StoredMetaverseAttributes): StoredAttributeDelta[] {
+  const out: StoredAttributeDelta[] = [];
+  for (const key in after) {
+    const n = after[key];
+    const o = before[key];
+    if (sameValues(o, n)) continue;
+    out.push({ a: Number(key), o: valuesOf(o), n: valuesOf(n), s: (n?.[0] ?? o?.[0])?.s ?? null });
+  }
+  let removed = false;
+  for (const key in before) {
+    const o = before[key];
+    if (key in after || !o?.length) continue;
+    out.push({ a: Number(key), o: valuesOf(o), n: [], s: o[0].s ?? null });
+    removed = true;
+  }
+  // Integer-like keys iterate in ascending order: only removed attributes can break the order.
+  if (removed) out.sort((p, q) => p.a - q.a);
+  return out;
 }

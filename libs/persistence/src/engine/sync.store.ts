@@ -1,6 +1,7 @@
 import {
   AttributeDataType,
   ConnectorSpaceObjectStatus,
+  CsoChangeType,
   JoinType,
   MetaverseObjectOrigin,
   MetaverseObjectStatus,
@@ -8,7 +9,9 @@ import {
   PendingExportStatus,
   StoredMetaverseAttributes,
 } from '@meridian/domain';
+import { uuidV7 } from '../bulk/uuid-v7';
 import type { BulkSession } from './bulk-session';
+import { ChangeOrigin, CSO_CHANGE_COLUMNS } from './change-record.store';
 
 /** A connector space object as synchronisation reads it. */
 export interface SyncCso {
@@ -319,9 +322,44 @@ export class SyncStore {
     );
   }
 
-  async deleteConnectorObjects(ids: readonly string[]): Promise<number> {
+  /**
+   * Removes objects from the connector space. With `record`, the objects that existed in their connected
+   * system (not the never-exported provisioning placeholders) get a `Deleted` change record in the same
+   * statement (a writable CTE), with the names the deleted-objects list shows after the rows are gone.
+   * Returns the number of objects deleted.
+   */
+  async deleteConnectorObjects(ids: readonly string[], record: { origin: ChangeOrigin; at: Date } | null = null): Promise<number> {
     if (!ids.length) return 0;
-    return this.s.count(`DELETE FROM connected_system_object WHERE id = ANY($1::uuid[])`, [ids]);
+    if (!record) return this.s.count(`DELETE FROM connected_system_object WHERE id = ANY($1::uuid[])`, [ids]);
+    // Change record ids are made here (UUID v7 of the change time), one per object, paired by position.
+    const ms = record.at.getTime();
+    const { origin } = record;
+    const row = await this.s.row<{ n: number }>(
+      `WITH gone AS (
+         DELETE FROM connected_system_object c USING unnest($1::uuid[], $2::uuid[]) AS d(cso_id, change_id)
+          WHERE c.id = d.cso_id
+         RETURNING d.change_id, c.id, c.connected_system_id, c.object_type_id, c.external_id, c.display_name, c.status),
+       recorded AS (
+         INSERT INTO connected_system_object_change (${CSO_CHANGE_COLUMNS.join(', ')})
+         SELECT g.change_id, $3, g.connected_system_id, g.id, g.object_type_id, g.external_id, g.display_name, '${CsoChangeType.Deleted}', NULL,
+                $4, $5, $6, $7, $8, t.name, s.name
+           FROM gone g
+           JOIN connected_system s ON s.id = g.connected_system_id
+           LEFT JOIN connected_system_object_type t ON t.id = g.object_type_id
+          WHERE g.status <> '${ConnectorSpaceObjectStatus.PendingProvisioning}')
+       SELECT count(*)::int AS n FROM gone`,
+      [
+        ids,
+        ids.map(() => uuidV7(ms)),
+        record.at,
+        origin.activityId,
+        origin.runProfileId,
+        origin.initiatedByType,
+        origin.initiatedById,
+        origin.initiatedByName,
+      ],
+    );
+    return row?.n ?? 0;
   }
 
   /** Placeholders of objects to provision: PendingProvisioning, joined, no external ID yet. */
