@@ -4,8 +4,8 @@ import { ConnectorRegistry, ExportResult, ExportSession } from '@meridian/connec
 import {
   DomainError,
   ExecutionErrorType,
+  formatOutcomeSummary,
   ObjectChangeType,
-  PendingExportChangeType,
   RunType,
   SettingKeys,
   SyncOutcome,
@@ -71,12 +71,19 @@ export class ExportRunner implements EngineRunner {
         throw connectorFailure(e, `Export to "${system.name}" could not start`, redact);
       });
     let cancelled: RunCancelledError | null = null;
+    // The next page is read while the current one is prepared and written (the query runs in the database
+    // while the worker builds the batch): at most two pages are held.
+    const read = (after: string | null) => ctx.phase('read', () => store.page(system.id, after, ctx.info.pageSize));
+    let ahead: Promise<ExportPageRow[]> | null = read(null);
     try {
-      let after: string | null = null;
       for (;;) {
-        const rows = await ctx.phase('read', () => store.page(system.id, after, ctx.info.pageSize));
+        const rows: ExportPageRow[] = await ahead!;
+        ahead = null;
         if (!rows.length) break;
-        after = rows[rows.length - 1].id;
+        if (rows.length === ctx.info.pageSize) {
+          ahead = read(rows[rows.length - 1].id);
+          ahead.catch(() => undefined); // awaited on the next turn, or settled below when the run stops
+        }
         await this.exportPage(ctx, store, session, schema, rows, capabilities.autoConfirmExport, tally, redact);
         ctx.say(`Export to "${system.name}": ${ctx.processed + rows.length} of ${ctx.toProcess} pending export(s) written.`);
         try {
@@ -88,8 +95,11 @@ export class ExportRunner implements EngineRunner {
         }
         if (rows.length < ctx.info.pageSize) break;
       }
+      await ahead?.catch(() => undefined);
+      ahead = null;
       await ctx.phase('commit', () => session.commit());
     } catch (e) {
+      await ahead?.catch(() => undefined);
       await session.abort().catch(() => undefined);
       throw connectorFailure(e, `Export to "${system.name}" failed; nothing was recorded and every export stays pending`, redact);
     }
@@ -148,36 +158,21 @@ export class ExportRunner implements EngineRunner {
     await store.stage(staged);
   }
 
-  /** Execution items of the applied results, read back in pages (memory bounded by the page size). */
+  /**
+   * Execution items of the applied results, written by the database from the results table (one
+   * statement, nothing read back; ordered as the exports were): `Export` / `Exported:1`, `Deprovision` /
+   * `Deprovisioned:1`, and a `ConnectorError` for each export that gave up.
+   */
   private async recordItems(ctx: RunContext, store: ExportStore, maxAttempts: number): Promise<void> {
-    let after: string | null = null;
-    for (;;) {
-      const rows = await store.itemPage(after, ctx.info.pageSize, maxAttempts);
-      if (!rows.length) return;
-      for (const r of rows) {
-        const about = {
-          externalIdValue: r.externalId,
-          displayName: r.displayName,
-          objectType: r.objectType,
-          connectedSystemObjectId: r.csoId,
-          metaverseObjectId: r.metaverseObjectId,
-        };
-        if (!r.success) {
-          ctx.error(
-            ExecutionErrorType.ConnectorError,
-            `${r.changeType} failed ${r.attempts} time(s); the export is now Failed: ${r.error ?? 'no message'}`,
-            { ...about, objectChangeType: ObjectChangeType.Export },
-          );
-        } else if (r.changeType === PendingExportChangeType.Delete) {
-          ctx.item({ ...about, objectChangeType: ObjectChangeType.Deprovision, outcomes: { [SyncOutcome.Deprovisioned]: 1 } });
-        } else {
-          ctx.item({ ...about, objectChangeType: ObjectChangeType.Export, outcomes: { [SyncOutcome.Exported]: 1 } });
-        }
-      }
-      await ctx.flushItems();
-      after = rows[rows.length - 1].pendingExportId;
-      if (rows.length < ctx.info.pageSize) return;
-    }
+    await ctx.flushItems();
+    const written = await store.insertItems(ctx.activityId, maxAttempts, {
+      exportChange: ObjectChangeType.Export,
+      deprovisionChange: ObjectChangeType.Deprovision,
+      failedErrorType: ExecutionErrorType.ConnectorError,
+      exportedSummary: formatOutcomeSummary({ [SyncOutcome.Exported]: 1 })!,
+      deprovisionedSummary: formatOutcomeSummary({ [SyncOutcome.Deprovisioned]: 1 })!,
+    });
+    ctx.countWrittenItems({ [SyncOutcome.Exported]: written.exported, [SyncOutcome.Deprovisioned]: written.deprovisioned }, written.failed);
   }
 
   private report(ctx: RunContext, system: ConnectedSystemEntity, s: ExportApplySummary, tally: ExportTally): void {

@@ -92,6 +92,15 @@ export class RunContext {
     this.items.push({ ...rest, outcomeSummary: outcomes ? formatOutcomeSummary(outcomes) : null });
   }
 
+  /**
+   * Counts items a store wrote itself (set-based, never through item()): their outcomes and errors go
+   * into the counters and execution statistics as if recorded one by one.
+   */
+  countWrittenItems(outcomes: Readonly<Record<string, number>>, errors: number): void {
+    this.counters.totalErrors += errors;
+    for (const [k, n] of Object.entries(outcomes)) if (n > 0) this.outcomeTotals.set(k, (this.outcomeTotals.get(k) ?? 0) + n);
+  }
+
   error(
     errorType: ExecutionErrorType,
     message: string,

@@ -80,18 +80,20 @@ export interface ExportApplySummary {
   conflicts: number;
 }
 
-/** A staged result that becomes an execution item (successes, and exports that gave up). */
-export interface ExportItemRow {
-  pendingExportId: string;
-  csoId: string;
-  changeType: string;
-  success: boolean;
-  externalId: string | null;
-  objectType: string | null;
-  displayName: string | null;
-  metaverseObjectId: string | null;
-  error: string | null;
-  attempts: number;
+/** The values the execution items of an export carry (the runner's enums; the store writes them as given). */
+export interface ExportItemKinds {
+  exportChange: string;
+  deprovisionChange: string;
+  failedErrorType: string;
+  exportedSummary: string;
+  deprovisionedSummary: string;
+}
+
+/** Execution items an export wrote: successful exports (not deletes), deletes, exports that gave up. */
+export interface ExportItemCounts {
+  exported: number;
+  deprovisioned: number;
+  failed: number;
 }
 
 const RESULTS = 'meridian_export_results';
@@ -392,17 +394,43 @@ export class ExportStore {
     };
   }
 
-  /** The next page of applied results that become execution items: successes, and exports that gave up. */
-  async itemPage(after: string | null, limit: number, maxAttempts: number): Promise<ExportItemRow[]> {
-    return this.s.rows<ExportItemRow>(
-      `SELECT pe_id AS "pendingExportId", cso_id AS "csoId", change_type AS "changeType", success, external_id AS "externalId",
-              object_type AS "objectType", display_name AS "displayName", metaverse_object_id AS "metaverseObjectId", error, error_count + 1 AS attempts
-         FROM ${RESULTS}
-        WHERE pe_id > coalesce($1::uuid, '00000000-0000-0000-0000-000000000000'::uuid)
-          AND (success OR (current AND error_count + 1 >= $3))
-        ORDER BY pe_id LIMIT $2`,
-      [after, limit, maxAttempts],
+  /**
+   * The execution items of the applied results, written by one INSERT … SELECT from the results table
+   * (nothing read back into the worker): successes (`Export` / `Exported:1`, a delete `Deprovision` /
+   * `Deprovisioned:1`) and exports that gave up (`ConnectorError`), in pending export order. Answers how
+   * many of each, for the run's counters and outcome totals.
+   */
+  async insertItems(activityId: string, maxAttempts: number, kinds: ExportItemKinds): Promise<ExportItemCounts> {
+    const row = await this.s.row<{ exported: number; deprovisioned: number; failed: number }>(
+      `WITH items AS (
+         INSERT INTO activity_execution_item (activity_id, external_id_value, display_name, connected_system_object_type, object_change_type,
+                                              error_type, error_message, outcome_summary, connected_system_object_id, metaverse_object_id)
+         SELECT $1, external_id, display_name, object_type,
+                CASE WHEN NOT success THEN $3 WHEN change_type = ${DELETE} THEN $4 ELSE $3 END,
+                CASE WHEN success THEN NULL ELSE $5 END,
+                CASE WHEN success THEN NULL
+                     ELSE change_type || ' failed ' || (error_count + 1) || ' time(s); the export is now Failed: ' || coalesce(error, 'no message') END,
+                CASE WHEN NOT success THEN NULL WHEN change_type = ${DELETE} THEN $6 ELSE $7 END,
+                cso_id, metaverse_object_id
+           FROM ${RESULTS}
+          WHERE success OR (current AND error_count + 1 >= $2)
+          ORDER BY pe_id
+         RETURNING object_change_type, error_type)
+       SELECT count(*) FILTER (WHERE error_type IS NULL AND object_change_type = $3)::int AS exported,
+              count(*) FILTER (WHERE object_change_type = $4)::int AS deprovisioned,
+              count(*) FILTER (WHERE error_type IS NOT NULL)::int AS failed
+         FROM items`,
+      [
+        activityId,
+        maxAttempts,
+        kinds.exportChange,
+        kinds.deprovisionChange,
+        kinds.failedErrorType,
+        kinds.deprovisionedSummary,
+        kinds.exportedSummary,
+      ],
     );
+    return { exported: row?.exported ?? 0, deprovisioned: row?.deprovisioned ?? 0, failed: row?.failed ?? 0 };
   }
 
   /** Empties the results table (it lives as long as the pooled connection). */
