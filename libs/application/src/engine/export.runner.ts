@@ -6,6 +6,7 @@ import {
   ExecutionErrorType,
   formatOutcomeSummary,
   ObjectChangeType,
+  PendingExportChangeType,
   RunType,
   SettingKeys,
   SyncOutcome,
@@ -153,6 +154,9 @@ export class ExportRunner implements EngineRunner {
         else staged.push(stagedResult(p, false, false, null, redact(r.error || 'The connector reported a failure without a message.')));
       }
     }
+    if (ctx.info.history.cso) {
+      for (const r of staged) if (r.success && r.changeType === PendingExportChangeType.Create) r.addedChanges = addedChangesJson(r);
+    }
     tally.deferred +=
       prepared.filter((p) => p.deferred.length && !p.change && !p.local).length + staged.filter((r) => r.success && r.deferred).length;
     await store.stage(staged);
@@ -231,6 +235,18 @@ function stagedResult(
     referencesSet: p.referencesSet,
     referencesUnset: p.referencesUnset,
   };
+}
+
+/**
+ * The `Added` record of a create, as JSON text: every attribute the object holds once written, from no
+ * values to its values, in attribute id order (what meridian_attribute_delta('{}', values) gives).
+ */
+function addedChangesJson(r: StagedExportResult): string {
+  const unset = new Set(r.attributesUnset);
+  const keys = Object.keys(r.attributesSet)
+    .filter((k) => !unset.has(k) && r.attributesSet[k].length > 0)
+    .sort((a, b) => Number(a) - Number(b));
+  return `[${keys.map((k) => `{"a":${Number(k)},"o":[],"n":${JSON.stringify(r.attributesSet[k])}}`).join(',')}]`;
 }
 
 function closingMessage(systemName: string, s: ExportApplySummary | null, tally: ExportTally): string {

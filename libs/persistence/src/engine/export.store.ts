@@ -1,5 +1,6 @@
 import { ConnectorSpaceObjectStatus, CsoChangeType, PendingExportChangeType, PendingExportStatus } from '@meridian/domain';
 import type { StoredAttributeChange } from '../entities/engine.entity';
+import { escapeCopyText, PreEncoded } from '../bulk/copy-rows';
 import type { BulkSession } from './bulk-session';
 import { changeOriginParams, insertCsoChangesSql, sqlLiteral } from './change-record.sql';
 import type { ChangeOrigin } from './change-record.store';
@@ -61,6 +62,12 @@ export interface StagedExportResult {
   /** Resolved references (connector space object ids) set and removed with them. */
   referencesSet: Record<string, Array<string | null>>;
   referencesUnset: string[];
+  /**
+   * A successful Create, when change records are kept: the `Added` record's attribute changes as JSON
+   * text ([{a, o: [], n}] in attribute id order), built by the runner from the values written, so the
+   * apply need not compare the object's values before and after in the database.
+   */
+  addedChanges?: string | null;
 }
 
 /** What applying the staged results did. */
@@ -118,12 +125,13 @@ const RESULT_COLUMNS = [
   'attributes_unset',
   'references_set',
   'references_unset',
+  'added_changes',
 ];
 const RESULTS_DDL = `pe_id uuid PRIMARY KEY, cso_id uuid NOT NULL, change_type text NOT NULL, fingerprint text NOT NULL, error_count int NOT NULL,
   object_type_id int, object_type text, display_name text, metaverse_object_id uuid,
   success boolean NOT NULL, confirmed boolean NOT NULL, external_id text, secondary_external_id text, error text,
   sent jsonb, deferred jsonb, attributes_set jsonb NOT NULL, attributes_unset jsonb NOT NULL, references_set jsonb NOT NULL, references_unset jsonb NOT NULL,
-  current boolean NOT NULL DEFAULT false`;
+  added_changes json, current boolean NOT NULL DEFAULT false`;
 
 const PENDING = `'${PendingExportStatus.Pending}'`;
 const CREATE = `'${PendingExportChangeType.Create}'`;
@@ -220,6 +228,7 @@ export class ExportStore {
         r.attributesUnset,
         r.referencesSet,
         r.referencesUnset,
+        r.addedChanges ? new PreEncoded(escapeCopyText(r.addedChanges)) : null,
       ]),
     );
   }
@@ -279,7 +288,8 @@ export class ExportStore {
            ${write} JOIN connected_system_object p ON p.id = r.cso_id
             WHERE ${written}
            RETURNING c.id, c.connected_system_id, c.object_type_id, c.external_id, c.display_name, r.change_type,
-                     CASE WHEN r.change_type = ${CREATE} THEN meridian_attribute_delta('{}'::jsonb, c.attributes)
+                     CASE WHEN r.change_type = ${CREATE} AND r.added_changes IS NOT NULL AND p.attributes = '{}'::jsonb THEN r.added_changes::jsonb
+                          WHEN r.change_type = ${CREATE} THEN meridian_attribute_delta('{}'::jsonb, c.attributes)
                           ELSE meridian_attribute_delta(p.attributes, c.attributes) END AS delta)
          ${insertCsoChangesSql(
            `applied WHERE change_type = ${CREATE} OR delta <> '[]'::jsonb`,
