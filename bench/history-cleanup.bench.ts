@@ -11,7 +11,8 @@ import type { INestApplication } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { HistoryCleanupService, SYSTEM_INITIATOR } from '@meridian/application';
 import { closeLogger, createServiceLogger, loadConfig } from '@meridian/platform';
-import { createTestDatabase, createTestEnvironment, uuidV7At } from '@meridian/testing';
+import { uuidV7At, uuidV7Sql } from '@meridian/persistence';
+import { createTestDatabase, createTestEnvironment } from '@meridian/testing';
 import { Client } from 'pg';
 import { createWebApp } from '../apps/web/src/bootstrap';
 
@@ -30,11 +31,6 @@ const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
-/** SQL of a UUID v7 of the millisecond expression `msSql`, random in the rest (as the engine's ids are shaped). */
-const uuidV7Sql = (msSql: string) => `(
-  lpad(to_hex((${msSql})::bigint), 12, '0') || '7' || substr(r, 1, 3) || '8' || substr(r, 4, 15)
-)::uuid`;
-
 /**
  * Inserts `count` records into `table`, times evenly spread from `fromMs` to `toMs`, in time order
  * (as they would have been written), a statement per SEED_CHUNK rows.
@@ -43,13 +39,13 @@ async function seedChanges(pg: Client, table: 'cso' | 'mvo', count: number, from
   const step = count > 1 ? (toMs - fromMs) / (count - 1) : 0;
   for (let start = 0; start < count; start += SEED_CHUNK) {
     const end = Math.min(count, start + SEED_CHUNK) - 1;
-    const time = `($3::float8 + g * $4::float8)`;
-    const common = `FROM (SELECT g, md5(g::text || random()::text) AS r FROM generate_series($1::bigint, $2::bigint) g) s`;
+    const at = `to_timestamp(floor($3::float8 + g * $4::float8) / 1000.0)`;
+    const common = `FROM generate_series($1::bigint, $2::bigint) g`;
     if (table === 'cso') {
       await pg.query(
         `INSERT INTO connected_system_object_change (id, change_time, connected_system_id, connected_system_object_id, object_type_id, external_id,
                                                      display_name, change_type, attribute_changes, initiated_by_type, initiated_by_name)
-         SELECT ${uuidV7Sql(time)}, to_timestamp(floor(${time}) / 1000.0), 1, md5('cso' || (g % $5))::uuid, 1, 'E' || (g % $5), 'Person ' || (g % $5),
+         SELECT ${uuidV7Sql(at)}, ${at}, 1, md5('cso' || (g % $5))::uuid, 1, 'E' || (g % $5), 'Person ' || (g % $5),
                 'Updated',
                 jsonb_build_array(
                   jsonb_build_object('a', 5, 'o', jsonb_build_array('Department ' || (g % 40)), 'n', jsonb_build_array('Department ' || ((g + 1) % 40))),
@@ -62,7 +58,7 @@ async function seedChanges(pg: Client, table: 'cso' | 'mvo', count: number, from
       await pg.query(
         `INSERT INTO metaverse_object_change (id, change_time, metaverse_object_id, object_type_id, display_name, change_type, attribute_changes,
                                               connected_system_id, connected_system_object_id, initiated_by_type, initiated_by_name)
-         SELECT ${uuidV7Sql(time)}, to_timestamp(floor(${time}) / 1000.0), md5('mvo' || (g % $5))::uuid, 1, 'Person ' || (g % $5), 'AttributeFlow',
+         SELECT ${uuidV7Sql(at)}, ${at}, md5('mvo' || (g % $5))::uuid, 1, 'Person ' || (g % $5), 'AttributeFlow',
                 jsonb_build_array(
                   jsonb_build_object('a', 12, 'o', jsonb_build_array('Department ' || (g % 40)), 'n', jsonb_build_array('Department ' || ((g + 1) % 40)), 's', 1),
                   jsonb_build_object('a', 14, 'o', jsonb_build_array(), 'n', jsonb_build_array('person' || (g % $5) || '@example.org'), 's', 1)),

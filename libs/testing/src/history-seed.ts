@@ -1,19 +1,6 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { uuidV7At } from '@meridian/persistence';
 import type { Client } from 'pg';
-
-/**
- * A UUID v7 of exactly this millisecond (random sequence and tail). Unlike the service's generator, which
- * never goes below the last id it made, this one places records at any time, past ones included, as the
- * change-record tables expect (the id is the UUID v7 of the change time).
- */
-export function uuidV7At(ms: number): string {
-  const b = randomBytes(16);
-  b.writeUIntBE(ms, 0, 6);
-  b[6] = 0x70 | (b[6] & 0x0f);
-  b[8] = (b[8] & 0x3f) | 0x80;
-  const hex = b.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
 
 export interface SeedActivity {
   created: Date;

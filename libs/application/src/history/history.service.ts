@@ -1,8 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { CsoChangeType, DomainError, MvoChangeType, StoredAttributeDelta } from '@meridian/domain';
-import { pagingOf, Paging } from '@meridian/platform';
-import { ChangeRecordNames, HistoryStore } from '@meridian/persistence';
+import { DomainError, StoredAttributeDelta } from '@meridian/domain';
+import { PageQuery, pagingOf, Paging } from '@meridian/platform';
+import {
+  ChangeRecordCount,
+  ChangeRecordNames,
+  CsoChangeRecordRow,
+  DeletedCsoRow,
+  DeletedMvoRow,
+  HistoryStore,
+  MvoChangeRecordRow,
+} from '@meridian/persistence';
 import { DataSource } from 'typeorm';
 
 /** Default and largest page of every history list (spec §8, "Deleted object lists"). */
@@ -17,13 +25,8 @@ export interface HistoryPage<T> {
   pageSize: number;
 }
 
-export interface HistoryPageQuery {
-  page?: number;
-  pageSize?: number;
-}
-
 /** fromDate and toDate are both inclusive (UTC instants). */
-export interface HistoryWindowQuery extends HistoryPageQuery {
+export interface HistoryWindowQuery extends PageQuery {
   fromDate?: Date;
   toDate?: Date;
 }
@@ -38,35 +41,17 @@ export interface DeletedMvoQuery extends HistoryWindowQuery {
   displayNameSearch?: string;
 }
 
+/** A row as the API shows it: its change time as ISO 8601 text. */
+type WithTimeAsText<T extends { changeTime: Date }> = Omit<T, 'changeTime'> & { changeTime: string };
+
 /** Spec 2.13, deleted CSO item. */
-export interface DeletedCsoView {
-  id: string;
-  externalId: string | null;
-  displayName: string | null;
-  objectTypeName: string | null;
-  connectedSystemId: number;
-  connectedSystemName: string | null;
-  changeTime: string;
-  initiatedByType: string;
-  initiatedByName: string | null;
-}
+export type DeletedCsoView = WithTimeAsText<DeletedCsoRow>;
 
 /** Spec 2.13, deleted MVO item. */
-export interface DeletedMvoView {
-  id: string;
-  displayName: string | null;
-  objectTypeName: string | null;
-  objectTypeId: number;
-  changeTime: string;
-  initiatedByType: string;
-  initiatedByName: string | null;
-}
+export type DeletedMvoView = WithTimeAsText<DeletedMvoRow>;
 
-export interface ChangeRecordCountView {
-  connectedSystemId: number;
-  connectedSystemName: string;
-  changeRecordCount: number;
-}
+/** Spec 2.13, change record count. */
+export type ChangeRecordCountView = ChangeRecordCount;
 
 /** One attribute of a connector space object's change record, named from the current schema. */
 export interface AttributeChangeView {
@@ -82,33 +67,12 @@ export interface MetaverseAttributeChangeView extends AttributeChangeView {
   contributedBySystemName: string | null;
 }
 
-interface ChangeRecordOriginView {
-  activityId: string | null;
-  runProfileId: number | null;
-  runProfileName: string | null;
-  initiatedByType: string;
-  initiatedByName: string | null;
-}
-
-export interface MetaverseObjectChangeView extends ChangeRecordOriginView {
-  id: string;
-  changeType: MvoChangeType;
-  changeTime: string;
+export interface MetaverseObjectChangeView extends Omit<WithTimeAsText<MvoChangeRecordRow>, 'attributeChanges'> {
   attributeChanges: MetaverseAttributeChangeView[];
-  connectedSystemId: number | null;
-  connectedSystemName: string | null;
-  connectedSystemObjectId: string | null;
 }
 
-export interface ConnectorSpaceObjectChangeView extends ChangeRecordOriginView {
-  id: string;
-  changeType: CsoChangeType;
-  changeTime: string;
+export interface ConnectorSpaceObjectChangeView extends Omit<WithTimeAsText<CsoChangeRecordRow>, 'attributeChanges'> {
   attributeChanges: AttributeChangeView[];
-  connectedSystemId: number;
-  connectedSystemName: string | null;
-  externalId: string | null;
-  displayName: string | null;
 }
 
 const envelope = <T>(items: T[], totalCount: number, paging: Paging): HistoryPage<T> => ({
@@ -199,7 +163,7 @@ export class HistoryService {
   }
 
   /** A metaverse object's change records, newest first; readable after the object is deleted. */
-  async metaverseObjectHistory(id: string, query: HistoryPageQuery): Promise<HistoryPage<MetaverseObjectChangeView>> {
+  async metaverseObjectHistory(id: string, query: PageQuery): Promise<HistoryPage<MetaverseObjectChangeView>> {
     const paging = pagingOf(query, HISTORY_PAGE_SIZE_DEFAULT);
     const store = new HistoryStore(this.ds);
     const { rows, totalCount } = await store.mvoChanges(id, paging.offset, paging.pageSize);
@@ -207,22 +171,13 @@ export class HistoryService {
     const ids = idsOf(rows);
     const names = await store.metaverseNames(ids.attributes, ids.systems);
     const items = rows.map((r) => ({
-      id: r.id,
-      changeType: r.changeType,
+      ...r,
       changeTime: r.changeTime.toISOString(),
       attributeChanges: (r.attributeChanges ?? []).map((d) => ({
         ...attributeChange(d, names),
         contributedBySystemId: d.s ?? null,
         contributedBySystemName: d.s === undefined || d.s === null ? null : (names.connectedSystems.get(d.s) ?? null),
       })),
-      connectedSystemId: r.connectedSystemId,
-      connectedSystemName: r.connectedSystemName,
-      connectedSystemObjectId: r.connectedSystemObjectId,
-      activityId: r.activityId,
-      runProfileId: r.runProfileId,
-      runProfileName: r.runProfileName,
-      initiatedByType: r.initiatedByType,
-      initiatedByName: r.initiatedByName,
     }));
     return envelope(items, totalCount, paging);
   }
@@ -231,7 +186,7 @@ export class HistoryService {
   async connectorSpaceObjectHistory(
     connectedSystemId: number,
     objectId: string,
-    query: HistoryPageQuery,
+    query: PageQuery,
   ): Promise<HistoryPage<ConnectorSpaceObjectChangeView>> {
     const paging = pagingOf(query, HISTORY_PAGE_SIZE_DEFAULT);
     const store = new HistoryStore(this.ds);
@@ -240,19 +195,9 @@ export class HistoryService {
       throw DomainError.notFound(`Connector space object ${objectId} of connected system`, connectedSystemId);
     const names = await store.connectorSpaceNames(idsOf(rows).attributes);
     const items = rows.map((r) => ({
-      id: r.id,
-      changeType: r.changeType,
+      ...r,
       changeTime: r.changeTime.toISOString(),
       attributeChanges: (r.attributeChanges ?? []).map((d) => attributeChange(d, names)),
-      connectedSystemId: r.connectedSystemId,
-      connectedSystemName: r.connectedSystemName,
-      externalId: r.externalId,
-      displayName: r.displayName,
-      activityId: r.activityId,
-      runProfileId: r.runProfileId,
-      runProfileName: r.runProfileName,
-      initiatedByType: r.initiatedByType,
-      initiatedByName: r.initiatedByName,
     }));
     return envelope(items, totalCount, paging);
   }

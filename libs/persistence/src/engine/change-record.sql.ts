@@ -1,15 +1,5 @@
+import { uuidV7Sql } from '../bulk/uuid-v7';
 import { ChangeOrigin, CSO_CHANGE_COLUMNS } from './change-record.store';
-
-/**
- * A UUID v7 (RFC 9562) of the time `at` (an SQL timestamptz expression), made in SQL for change records
- * written by INSERT … SELECT: the 48 leading bits are the Unix milliseconds of `at`, the rest comes from
- * gen_random_uuid() with its version nibble turned from 4 into 7 (bits 52 and 53). Ids of one statement
- * share their millisecond and are not ordered among themselves; across statements they are time ordered,
- * as ChangeRecordStore's ids are.
- */
-export const uuidV7Sql = (at: string): string =>
-  `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send(floor(extract(epoch FROM ${at}) * 1000)::bigint) FROM 3) ` +
-  `FROM 1 FOR 6), 52, 1), 53, 1), 'hex')::uuid`;
 
 /** The parameters of a change origin, in CHANGE_ORIGIN_COLUMNS order (see insertCsoChangesSql). */
 export const changeOriginParams = (o: ChangeOrigin): unknown[] => [

@@ -18,15 +18,6 @@ export enum ChangeRecordTable {
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
-/**
- * The smallest UUID v7 of a millisecond: every change record with an id below it was made before that
- * millisecond (ids are UUID v7 of the change time), so `id < bound` selects by time on the primary key.
- */
-export function uuidV7LowerBound(ms: number): string {
-  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;
-}
-
 type SpanRow = { deleted: number; oldest: Date | null; newest: Date | null; last: string | null };
 
 const span = (row: SpanRow | null): DeletedSpan => ({

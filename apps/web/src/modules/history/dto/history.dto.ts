@@ -6,7 +6,7 @@ import { HISTORY_PAGE_SIZE_DEFAULT, HISTORY_PAGE_SIZE_MAX } from '@meridian/appl
 import { CsoChangeType, InitiatedByType, MvoChangeType } from '@meridian/domain';
 import { IsDateTime } from '../../../http/date-time.validation';
 import { MAX_INTEGER_ID } from '../../../http/field.validation';
-import { toQueryInt } from '../../../http/paging.dto';
+import { PageQueryOf, toQueryInt } from '../../../http/paging.dto';
 
 const SEARCH_MAX_LENGTH = 200;
 const DATE_EXAMPLE = '2025-03-01T10:00:00Z';
@@ -24,22 +24,7 @@ export const uuidParam = (name: string, description: string): ApiParamOptions =>
 });
 
 /** page/pageSize of the history lists (spec §8: pageSize default 50, max 1000). */
-export class HistoryPageQueryDto {
-  @ApiPropertyOptional({ type: 'integer', default: 1, minimum: 1, description: '1-based page number.' })
-  @IsOptional()
-  @Transform(toQueryInt)
-  @IsInt({ message: 'page must be a whole number.' })
-  @Min(1, { message: 'page must be at least 1.' })
-  page?: number;
-
-  @ApiPropertyOptional({ type: 'integer', default: HISTORY_PAGE_SIZE_DEFAULT, minimum: 1, maximum: HISTORY_PAGE_SIZE_MAX })
-  @IsOptional()
-  @Transform(toQueryInt)
-  @IsInt({ message: 'pageSize must be a whole number.' })
-  @Min(1, { message: 'pageSize must be at least 1.' })
-  @Max(HISTORY_PAGE_SIZE_MAX, { message: `pageSize must be at most ${HISTORY_PAGE_SIZE_MAX}.` })
-  pageSize?: number;
-}
+export class HistoryPageQueryDto extends PageQueryOf(HISTORY_PAGE_SIZE_DEFAULT, HISTORY_PAGE_SIZE_MAX) {}
 
 /** fromDate/toDate: an inclusive UTC window; fromDate after toDate is refused (400). */
 class HistoryWindowQueryDto extends HistoryPageQueryDto {
