@@ -17,6 +17,7 @@ import { DataSource } from 'typeorm';
 import { describeError } from '../connected-systems/connected-system-schema.service';
 import { ConnectorContextFactory } from '../connected-systems/connector-context.factory';
 import { SettingsService } from '../settings/settings.service';
+import { addedAttributeChanges } from './cso-changes';
 import { EngineRunner } from './engine-runner';
 import { PreparedExport, prepareExport, referencedMetaverseObjects, referenceIdentifiers } from './export-changes';
 import { RunCancelledError, RunContext } from './run-context';
@@ -237,16 +238,10 @@ function stagedResult(
   };
 }
 
-/**
- * The `Added` record of a create, as JSON text: every attribute the object holds once written, from no
- * values to its values, in attribute id order (what meridian_attribute_delta('{}', values) gives).
- */
+/** The `Added` record of a create, as JSON text: every attribute the object holds once written, from no values to its values. */
 function addedChangesJson(r: StagedExportResult): string {
   const unset = new Set(r.attributesUnset);
-  const keys = Object.keys(r.attributesSet)
-    .filter((k) => !unset.has(k) && r.attributesSet[k].length > 0)
-    .sort((a, b) => Number(a) - Number(b));
-  return `[${keys.map((k) => `{"a":${Number(k)},"o":[],"n":${JSON.stringify(r.attributesSet[k])}}`).join(',')}]`;
+  return JSON.stringify(addedAttributeChanges(Object.fromEntries(Object.entries(r.attributesSet).filter(([k]) => !unset.has(k)))));
 }
 
 function closingMessage(systemName: string, s: ExportApplySummary | null, tally: ExportTally): string {
