@@ -80,7 +80,8 @@ export async function createWebApp(config: AppConfig, logger: Logger): Promise<I
   const filter = new HttpExceptionFilter(logger);
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
-    const { status, body } = filter.toBody(err, req);
+    const { status, body, retryAfterSeconds } = filter.toBody(err, req);
+    if (retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(retryAfterSeconds));
     res.status((err as { status?: number })?.status === 415 ? 415 : status).json(body);
   });
   app.useGlobalPipes(createValidationPipe());

@@ -50,6 +50,37 @@ export class DomainError extends Error {
   }
 }
 
+/** The dependencies whose outage a request can meet; each names itself in the answer and the log. */
+export enum Dependency {
+  Database = 'database',
+  Queue = 'queue',
+  IdentityProvider = 'identityProvider',
+}
+
+/** How the API names each dependency to a client (readiness, error messages, docs/api.md). */
+export const DEPENDENCY_NAMES: Record<Dependency, string> = {
+  [Dependency.Database]: 'the database (PostgreSQL)',
+  [Dependency.Queue]: 'the job queue (Redis)',
+  [Dependency.IdentityProvider]: 'the identity provider',
+};
+
+/**
+ * A request could not be served because a dependency is unavailable: an expected, transient outcome.
+ * The API answers 503 SERVICE_UNAVAILABLE with `Retry-After: retryAfterSeconds` and logs one warning per
+ * outage, without a stack.
+ */
+export class DependencyUnavailableError extends DomainError {
+  constructor(
+    readonly dependency: Dependency,
+    message: string,
+    readonly retryAfterSeconds = 5,
+    details?: unknown,
+  ) {
+    super(ErrorCode.ServiceUnavailable, message, details);
+    this.name = 'DependencyUnavailableError';
+  }
+}
+
 /** Collects field errors and throws them together. */
 export class ValidationErrorCollector {
   private readonly errors: ValidationErrors = {};

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, ErrorCode } from '@meridian/domain';
+import { Dependency, DependencyUnavailableError, DomainError, ErrorCode } from '@meridian/domain';
 import { APP_CONFIG, AppConfig, OidcConfig } from '../config/app-config';
 
 type JoseModule = typeof import('jose');
@@ -56,7 +56,10 @@ export class OidcTokenVerifier {
     try {
       discovered = await this.discover(oidc);
     } catch (e) {
-      throw new DomainError(ErrorCode.ServiceUnavailable, `The identity provider could not be reached: ${(e as Error).message}`);
+      throw new DependencyUnavailableError(
+        Dependency.IdentityProvider,
+        `The identity provider could not be reached: ${(e as Error).message}`,
+      );
     }
     const jose: JoseModule = await import('jose');
     try {

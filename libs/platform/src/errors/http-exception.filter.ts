@@ -1,11 +1,14 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
-import { DomainError, ErrorCode } from '@meridian/domain';
+import { DependencyUnavailableError, DomainError, ErrorCode } from '@meridian/domain';
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { LOGGER, Logger } from '../logging/logger';
 import { CODE_BY_STATUS, ErrorBody, STATUS_BY_CODE } from './error-body';
 
 type ErrorBase = Pick<ErrorBody, 'timestamp' | 'path'>;
+
+/** Every 503 tells the client when to try again (docs/api.md "Errors"). */
+const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
 interface BodyParserError extends Error {
   type?: string;
@@ -27,12 +30,13 @@ export class HttpExceptionFilter implements ExceptionFilter {
     const ctx = host.switchToHttp();
     const req = ctx.getRequest<Request>();
     const res = ctx.getResponse<Response>();
-    const { status, body } = this.toBody(exception, req);
+    const { status, body, retryAfterSeconds } = this.toBody(exception, req);
     if (res.headersSent) return;
+    if (retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(retryAfterSeconds));
     res.status(status).json(body);
   }
 
-  toBody(exception: unknown, req: Request): { status: number; body: ErrorBody } {
+  toBody(exception: unknown, req: Request): { status: number; body: ErrorBody; retryAfterSeconds?: number } {
     const base = { timestamp: new Date().toISOString(), path: req.originalUrl?.split('?')[0] ?? req.url };
     if (exception instanceof DomainError) {
       const status = STATUS_BY_CODE[exception.code] ?? 400;
@@ -120,7 +124,8 @@ export class HttpExceptionFilter implements ExceptionFilter {
       errorId,
       code: ErrorCode.ServiceUnavailable,
     });
-    return { status: 503, body: { code: ErrorCode.ServiceUnavailable, message: exception.message, errorId, ...base } };
+    const retryAfterSeconds = exception instanceof DependencyUnavailableError ? exception.retryAfterSeconds : DEFAULT_RETRY_AFTER_SECONDS;
+    return { status: 503, body: { code: ErrorCode.ServiceUnavailable, message: exception.message, errorId, ...base }, retryAfterSeconds };
   }
 
   private internal(exception: unknown, req: Request, base: ErrorBase, status: number, code: ErrorCode) {
