@@ -145,6 +145,8 @@ describe.each(configurations)('Bearer tokens under $label', ({ audience, env }) 
     ['an untyped token without scope (auth_time only)', { typ: 'JWT' }, { scope: undefined, auth_time: now() }, /access-token/],
     ['application roles without a calling client', { typ: null }, { scope: undefined, roles: ['Administrator'] }, /access-token/],
     ['a logout token type', { typ: 'logout+jwt' }, {}, /not an access token/],
+    ['an empty subject', { typ: 'at+jwt' }, { sub: '' }, /no subject/],
+    ['a subject that is not a string', { typ: 'at+jwt' }, { sub: 42 }, /./],
   ])('refuses %s', async (_label, options, extra, reason) => {
     const token = await sign(claims(extra), { ...options, expiresIn: '5m' });
     const res = await userinfo(token).expect(401);

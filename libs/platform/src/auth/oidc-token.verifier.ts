@@ -186,6 +186,8 @@ export class OidcTokenVerifier {
       throw new Rejection('claim check failed (iat: issued in the future)');
     if (!typedAccessToken) this.checkUntypedAccessToken(payload);
     if (containsNul(payload)) throw new Rejection('a claim contains a NUL character');
+    const subject = payload[oidc.subjectClaim];
+    if (typeof subject !== 'string' || subject === '') throw new Rejection('it has no subject');
     return payload;
   }
 
