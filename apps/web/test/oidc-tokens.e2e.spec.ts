@@ -118,6 +118,12 @@ describe.each(configurations)('Bearer tokens under $label', ({ audience, env }) 
     expect(res.body).toMatchObject({ authorised: true, authMethod: 'oauth', name: 'Alice' });
   });
 
+  it('accepts the client id as audience only when it is configured', async () => {
+    const token = await sign(claims({ aud: CLIENT_ID }), { expiresIn: '5m' });
+    if (audience === CLIENT_ID) await userinfo(token).expect(200);
+    else expect((await userinfo(token).expect(401)).body.message).toMatch(/aud/);
+  });
+
   it("refuses the console's own ID token", async () => {
     const { idToken } = await idp.tokensFor('alice');
     issued.push(idToken);
@@ -262,7 +268,12 @@ describe('Bearer tokens: key rotation and provider outages', () => {
   };
   const at = () => Math.floor((Date.now() + offset) / 1000);
   const claims = () => ({ sub: 'alice', iss: idp.issuer, aud: RESOURCE, scope: 'api:read' });
-  const signWith = (kid: string) => idp.sign(claims(), { kid, iat: at(), expiresIn: at() + 3600 });
+  const issued: string[] = [];
+  const signWith = async (kid: string) => {
+    const token = await idp.sign(claims(), { kid, iat: at(), expiresIn: at() + 3600 });
+    issued.push(token);
+    return token;
+  };
   const userinfo = (token: string) => h.http.get('/api/v1/userinfo').set('Authorization', `Bearer ${token}`);
 
   beforeAll(async () => {
@@ -366,6 +377,8 @@ describe('Bearer tokens: key rotation and provider outages', () => {
     const flood = lines.filter((l) => l.correlationId?.startsWith('flood-') && /^Access token rejected/.test(l.message));
     expect(flood.map((l) => l.correlationId)).toEqual([...Array.from({ length: 10 }, (_, i) => `flood-${i}`), 'flood-after']);
     expect(lines.filter((l) => /^5 further access token rejections suppressed/.test(l.message))).toHaveLength(1);
+    const text = logText(h);
+    for (const t of [...issued, bad]) expect(text).not.toContain(t.split('.')[2]);
     expect(lines.filter((l) => l.exception)).toEqual([]);
     expect(lines.filter((l) => l.level === 'Error' || l.level === 'Fatal')).toEqual([]);
   });
