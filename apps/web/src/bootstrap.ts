@@ -9,6 +9,7 @@ import {
   jsonContentTypeMiddleware,
   Logger,
   NestWinstonLogger,
+  nulByteMiddleware,
 } from '@meridian/platform';
 import express, { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
@@ -75,6 +76,7 @@ export async function createWebApp(config: AppConfig, logger: Logger): Promise<I
   });
   app.use(jsonContentTypeMiddleware);
   app.use(express.json({ limit: config.bodyLimit, strict: true, type: ['application/json', 'application/*+json'] }));
+  app.use(nulByteMiddleware);
   // Answer body-parser and content-type failures here, with their real cause: past this point Nest
   // would turn them into generic exceptions.
   const filter = new HttpExceptionFilter(logger);

@@ -337,7 +337,7 @@ describe('bad input: every refusal is the right 4xx with the error body, never a
 
     it('refuses NUL characters in queries and paths', async () => {
       expectFieldError(await get('/api/v1/activities?search=%00'), 'search');
-      expectFieldError(await get('/api/v1/service-settings/Sync%00PageSize'), 'key');
+      expectFieldError(await get('/api/v1/service-settings/Sync%00PageSize'), 'path');
     });
   });
 

@@ -1,6 +1,6 @@
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { exportJWK, generateKeyPair, JWK, SignJWT } from 'jose';
 import * as client from 'openid-client';
-import { createServer, Server } from 'node:http';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider, { errors as oidcErrors } from 'oidc-provider';
 
@@ -8,22 +8,61 @@ export const RESOURCE = 'urn:meridian:api';
 export const CLIENT_ID = 'meridian-console';
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
+type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
+
+export interface SignOptions {
+  alg?: string;
+  expiresIn?: string | number;
+  /** The header `typ`; null leaves it out. Default `at+jwt`. */
+  typ?: string | null;
+  /** Another published key's id (see publishKey); default the provider's own key. */
+  kid?: string;
+  /** Extra protected header parameters (`jku`, `x5u`…). */
+  header?: Record<string, unknown>;
+  /** `iat` in seconds since the epoch; default now. */
+  iat?: number;
+}
+
 export interface TestIdentityProvider {
   issuer: string;
   /** Runs the authorisation code flow with PKCE for `subject` and returns the JWT access token. */
   accessTokenFor(subject: string): Promise<string>;
-  /** Signs an arbitrary token with the provider's own key (for claim checks). */
-  sign(claims: Record<string, unknown>, options?: { alg?: string; expiresIn?: string | number; typ?: string }): Promise<string>;
+  /** The same flow, returning the access token and the ID token the client receives. */
+  tokensFor(subject: string): Promise<{ accessToken: string; idToken: string }>;
+  /** Signs an arbitrary token with a key the provider publishes (for claim checks). */
+  sign(claims: Record<string, unknown>, options?: SignOptions): Promise<string>;
+  /** Generates a key and publishes it in the provider's key set from now on (a key rotation). */
+  publishKey(kid: string): Promise<void>;
+  /** How many times the key set (jwks_uri) has been fetched. */
+  readonly jwksFetches: number;
+  /** Stops answering: the port is closed (connections are refused) until start(). */
+  stop(): Promise<void>;
+  /** Listens again on the same port. */
+  start(): Promise<void>;
+  /** While true, connections are accepted but no request is ever answered. */
+  hang(on: boolean): void;
   close(): Promise<void>;
 }
 
+/** `audience` is the `aud` of the access tokens the provider issues for the API resource. */
+export interface IdentityProviderOptions {
+  audience?: string;
+}
+
 /** A real OpenID Connect provider (oidc-provider) running in-process on a loopback port. */
-export async function startIdentityProvider(): Promise<TestIdentityProvider> {
+export async function startIdentityProvider(options: IdentityProviderOptions = {}): Promise<TestIdentityProvider> {
+  const audience = options.audience ?? RESOURCE;
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), alg: 'RS256', use: 'sig', kid: 'test-key-1' };
+  const signingKeys = new Map<string, PrivateKey>([['test-key-1', privateKey]]);
+  const extraPublicKeys: JWK[] = [];
+  let jwksFetches = 0;
+  let hanging = false;
+  const hung: ServerResponse[] = [];
   const server: Server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
+  const issuer = `http://127.0.0.1:${port}`;
   let nextAccount = 'nobody';
   const provider = new Provider(issuer, {
     clients: [
@@ -50,7 +89,7 @@ export async function startIdentityProvider(): Promise<TestIdentityProvider> {
           if (indicator !== RESOURCE) throw new oidcErrors.InvalidTarget();
           return {
             scope: 'api:read api:write',
-            audience: RESOURCE,
+            audience,
             accessTokenFormat: 'jwt',
             accessTokenTTL: 300,
             jwt: { sign: { alg: 'RS256' } },
@@ -61,7 +100,17 @@ export async function startIdentityProvider(): Promise<TestIdentityProvider> {
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
   });
   const callback = provider.callback();
-  server.on('request', async (req, res) => {
+  const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicJwk } = jwk;
+  server.on('request', async (req: IncomingMessage, res: ServerResponse) => {
+    if (hanging) {
+      hung.push(res);
+      return;
+    }
+    if (req.url === '/jwks') {
+      jwksFetches++;
+      res.setHeader('Content-Type', 'application/jwk-set+json');
+      return res.end(JSON.stringify({ keys: [publicJwk, ...extraPublicKeys] }));
+    }
     if (req.url?.startsWith('/interaction/')) {
       // Headless sign-in and consent for whoever the test asked for.
       const details = await provider.interactionDetails(req, res);
@@ -80,7 +129,7 @@ export async function startIdentityProvider(): Promise<TestIdentityProvider> {
 
   const config = await client.discovery(new URL(issuer), CLIENT_ID, undefined, client.None(), { execute: [client.allowInsecureRequests] });
 
-  async function accessTokenFor(subject: string): Promise<string> {
+  async function tokensFor(subject: string): Promise<{ accessToken: string; idToken: string }> {
     nextAccount = subject;
     const verifier = client.randomPKCECodeVerifier();
     let url = client
@@ -105,24 +154,53 @@ export async function startIdentityProvider(): Promise<TestIdentityProvider> {
       url = new URL(location, url).toString();
     }
     const tokens = await client.authorizationCodeGrant(config, new URL(url), { pkceCodeVerifier: verifier }, { resource: RESOURCE });
-    return tokens.access_token;
+    if (!tokens.id_token) throw new Error('the provider issued no ID token');
+    return { accessToken: tokens.access_token, idToken: tokens.id_token };
   }
 
-  async function sign(
-    claims: Record<string, unknown>,
-    options: { alg?: string; expiresIn?: string | number; typ?: string } = {},
-  ): Promise<string> {
+  async function sign(claims: Record<string, unknown>, options: SignOptions = {}): Promise<string> {
+    const kid = options.kid ?? 'test-key-1';
+    const key = signingKeys.get(kid);
+    if (!key) throw new Error(`no key ${kid}`);
+    const typ = options.typ === undefined ? 'at+jwt' : options.typ;
     const jwt = new SignJWT(claims)
-      .setProtectedHeader({ alg: options.alg ?? 'RS256', kid: 'test-key-1', typ: options.typ ?? 'at+jwt' })
-      .setIssuedAt();
+      .setProtectedHeader({ alg: options.alg ?? 'RS256', kid, ...(typ === null ? {} : { typ }), ...options.header })
+      .setIssuedAt(options.iat);
     if (options.expiresIn !== undefined) jwt.setExpirationTime(options.expiresIn);
-    return jwt.sign(privateKey);
+    return jwt.sign(key);
+  }
+
+  async function publishKey(kid: string): Promise<void> {
+    const pair = await generateKeyPair('RS256', { extractable: true });
+    signingKeys.set(kid, pair.privateKey);
+    extraPublicKeys.push({ ...(await exportJWK(pair.publicKey)), alg: 'RS256', use: 'sig', kid });
   }
 
   return {
     issuer,
-    accessTokenFor,
+    accessTokenFor: async (subject) => (await tokensFor(subject)).accessToken,
+    tokensFor,
     sign,
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    publishKey,
+    get jwksFetches() {
+      return jwksFetches;
+    },
+    stop: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+    start: () => new Promise<void>((r) => server.listen(port, '127.0.0.1', r)),
+    hang: (on) => {
+      hanging = on;
+      if (!on) for (const res of hung.splice(0)) res.destroy();
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const res of hung.splice(0)) res.destroy();
+        if (!server.listening) return r();
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -51,6 +51,8 @@ describe('OIDC bearer tokens from a real provider', () => {
       responseType: 'code',
       usePkce: true,
       codeChallengeMethod: 'S256',
+      audience: RESOURCE,
+      resource: RESOURCE,
     });
   });
 

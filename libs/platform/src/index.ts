@@ -12,6 +12,7 @@ export * from './http/rate-limit.guard';
 export * from './http/validation';
 export * from './http/parse-uuid.pipe';
 export * from './http/request-context.middleware';
+export * from './http/nul-byte.middleware';
 export * from './pagination/pagination';
 export * from './platform.module';
 export * from './crypto/secret-box';

@@ -45,12 +45,24 @@ describe('loadConfig', () => {
       authority: 'https://login.example.org/realms/x',
       clientId: 'meridian',
       scopes: ['openid', 'profile', 'email'],
-      audience: 'meridian',
+      audiences: ['meridian'],
       subjectClaim: 'sub',
       subjectAttribute: 'Subject Identifier',
       algorithms: ['RS256', 'PS256', 'ES256'],
       allowInsecureHttp: false,
+      httpTimeoutMs: 3000,
     });
+  });
+
+  it('reads several API audiences and a provider timeout', () => {
+    const c = loadConfig('web', {
+      MERIDIAN_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      OIDC_AUTHORITY: 'https://login.example.org',
+      OIDC_CLIENT_ID: 'meridian',
+      OIDC_AUDIENCE: 'api://meridian, meridian',
+      OIDC_HTTP_TIMEOUT_SECONDS: '1.5',
+    });
+    expect(c.oidc).toMatchObject({ audiences: ['api://meridian', 'meridian'], httpTimeoutMs: 1500 });
   });
 
   it.each([
@@ -69,6 +81,14 @@ describe('loadConfig', () => {
     [{ ...base, OIDC_AUTHORITY: 'http://idp.example.org', OIDC_CLIENT_ID: 'x' }, 'OIDC_AUTHORITY'],
     [{ ...base, OIDC_AUTHORITY: 'https://idp.example.org', OIDC_CLIENT_ID: 'x', OIDC_SCOPES: 'profile' }, 'OIDC_SCOPES'],
     [{ ...base, OIDC_AUTHORITY: 'https://idp.example.org', OIDC_CLIENT_ID: 'x', OIDC_ALGORITHMS: 'HS256' }, 'OIDC_ALGORITHMS'],
+    [
+      { ...base, OIDC_AUTHORITY: 'https://idp.example.org', OIDC_CLIENT_ID: 'x', OIDC_HTTP_TIMEOUT_SECONDS: '0' },
+      'OIDC_HTTP_TIMEOUT_SECONDS',
+    ],
+    [
+      { ...base, OIDC_AUTHORITY: 'https://idp.example.org', OIDC_CLIENT_ID: 'x', OIDC_HTTP_TIMEOUT_SECONDS: 'soon' },
+      'OIDC_HTTP_TIMEOUT_SECONDS',
+    ],
     [{ ...base, TLS_CERT_FILE: '/nonexistent.pem' }, 'TLS_KEY_FILE'],
     [{ ...base, TLS_CERT_FILE: '/nonexistent.pem', TLS_KEY_FILE: '/nonexistent.key' }, 'TLS_CERT_FILE'],
     [{ ...base, MERIDIAN_BODY_LIMIT: 'lots' }, 'MERIDIAN_BODY_LIMIT'],

@@ -34,11 +34,14 @@ export interface OidcConfig {
   authority: string;
   clientId: string;
   scopes: string[];
-  audience: string;
+  /** Accepted `aud` values of access tokens; the first is the one clients request (auth config). */
+  audiences: string[];
   subjectClaim: string;
   subjectAttribute: string;
   algorithms: string[];
   allowInsecureHttp: boolean;
+  /** Bound on each call to the provider (discovery, key set), in milliseconds. */
+  httpTimeoutMs: number;
 }
 
 /** A configuration problem: one line that names the variable. */
@@ -84,6 +87,15 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
     throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${value}").`);
+  }
+  return Number(value);
+}
+
+function seconds(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = str(env, name);
+  if (value === undefined) return fallback;
+  if (!/^\d+(?:\.\d+)?$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigError(name, `must be a number of seconds from ${min} to ${max} (got "${value}").`);
   }
   return Number(value);
 }
@@ -141,11 +153,12 @@ function oidc(env: Env): OidcConfig | null {
     authority: authority.replace(/\/+$/, ''),
     clientId,
     scopes,
-    audience: str(env, 'OIDC_AUDIENCE') ?? clientId,
+    audiences: (str(env, 'OIDC_AUDIENCE') ?? clientId).split(/[\s,]+/).filter(Boolean),
     subjectClaim: str(env, 'OIDC_SUBJECT_CLAIM') ?? 'sub',
     subjectAttribute: str(env, 'OIDC_SUBJECT_ATTRIBUTE') ?? 'Subject Identifier',
     algorithms,
     allowInsecureHttp,
+    httpTimeoutMs: seconds(env, 'OIDC_HTTP_TIMEOUT_SECONDS', 3, 0.1, 60) * 1000,
   };
 }
 

@@ -12,6 +12,20 @@ class AuthConfigDto {
   @ApiProperty({ example: 'code' }) responseType: string;
   @ApiProperty({ example: true }) usePkce: boolean;
   @ApiProperty({ example: 'S256' }) codeChallengeMethod: string;
+  @ApiProperty({
+    example: 'api://meridian',
+    description:
+      'The audience access tokens must carry (the first value of OIDC_AUDIENCE; the client id unless a distinct API audience is configured).',
+  })
+  audience: string;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'api://meridian',
+    description:
+      'The resource indicator (RFC 8707) to send with the authorisation and token requests, when the audience is distinct from the client id; null otherwise.',
+  })
+  resource: string | null;
 }
 
 class UserInfoDto {
@@ -44,6 +58,8 @@ export class AuthController {
       responseType: 'code',
       usePkce: true,
       codeChallengeMethod: 'S256',
+      audience: oidc.audiences[0],
+      resource: oidc.audiences[0] === oidc.clientId ? null : oidc.audiences[0],
     };
   }
 
