@@ -3,7 +3,19 @@
 const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
 
-const workspace = ['domain', 'platform', 'persistence', 'jobs', 'connectors', 'application', 'testing', 'web', 'worker', 'scheduler'];
+const workspace = [
+  'domain',
+  'platform',
+  'persistence',
+  'jobs',
+  'connectors',
+  'application',
+  'testing',
+  'api-client',
+  'web',
+  'worker',
+  'scheduler',
+];
 const boundaries = {
   'libs/domain': {
     allow: [],
@@ -30,8 +42,12 @@ const boundaries = {
   'libs/jobs': { allow: ['domain'] },
   'libs/connectors': { allow: ['domain'] },
   'libs/application': { allow: ['domain', 'platform', 'persistence', 'jobs', 'connectors'] },
+  'libs/api-client': { allow: [] },
   'libs/testing': { allow: ['domain', 'platform', 'persistence', 'jobs', 'connectors', 'application'] },
-  'apps/web': { allow: ['domain', 'platform', 'persistence', 'jobs', 'connectors', 'application'], testsAlsoAllow: ['testing'] },
+  'apps/web': {
+    allow: ['domain', 'platform', 'persistence', 'jobs', 'connectors', 'application'],
+    testsAlsoAllow: ['testing', 'api-client'],
+  },
   'apps/worker': { allow: ['domain', 'platform', 'persistence', 'jobs', 'connectors', 'application'], testsAlsoAllow: ['testing'] },
   'apps/scheduler': { allow: ['domain', 'platform', 'persistence', 'jobs', 'connectors', 'application'], testsAlsoAllow: ['testing'] },
 };

@@ -18,7 +18,10 @@ module.exports = {
   },
   transformIgnorePatterns: [`/node_modules/(?!(\\.pnpm|${esmOnly.join('|')})/)`],
   moduleNameMapper: {
-    '^@meridian/(domain|platform|persistence|jobs|application|connectors|testing)$': path.join(__dirname, 'libs/$1/src/index.ts'),
+    '^@meridian/(domain|platform|persistence|jobs|application|connectors|testing|api-client)$': path.join(
+      __dirname,
+      'libs/$1/src/index.ts',
+    ),
   },
   reporters: ['default', path.join(__dirname, 'tools/jest-summary-reporter.js')],
   testTimeout: 60000,

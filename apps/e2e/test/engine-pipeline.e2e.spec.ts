@@ -1,3 +1,4 @@
+import { MetaverseObjectDetail, paths, Schema, unwrap } from '@meridian/api-client';
 import { hrRecord, HrRecord, writeHrCsv } from '@meridian/testing';
 import { readFileSync } from 'node:fs';
 import {
@@ -15,8 +16,10 @@ import {
 
 const ROWS = 200;
 const PAGE_SIZE = 50;
-const CS = '/api/v1/synchronisation/connected-systems';
-const RULES = '/api/v1/synchronisation/sync-rules';
+
+type ConnectorSpaceQuery = NonNullable<
+  paths['/api/v1/synchronisation/connected-systems/{connectedSystemId}/connector-space']['get']['parameters']['query']
+>;
 
 /**
  * The whole pipeline with the built processes, over HTTP only: an HR file is imported, synchronised
@@ -68,21 +71,44 @@ describe('engine pipeline: HR file → metaverse → directory file (real proces
   const importHr = () => stack.run(ids.hr.id, ids.hr.profiles.FullImport);
   const deltaSyncHr = () => stack.run(ids.hr.id, ids.hr.profiles.DeltaSynchronisation);
   const exportDirectory = () => stack.run(ids.directory.id, ids.directory.profiles.Export);
+  const api = () => stack.api;
   const userCount = async () =>
-    (await stack.ok('GET', `/api/v1/metaverse/objects?objectTypeId=${ids.userTypeId}&pageSize=1`)).totalCount as number;
-  const connectorSpaceCount = async (systemId: number) =>
-    (await stack.ok('GET', `${CS}/${systemId}/connector-space?pageSize=1`)).totalCount as number;
-  const pendingExports = (systemId: number) => stack.all(`${CS}/${systemId}/pending-exports`);
+    (await unwrap(api().GET('/api/v1/metaverse/objects', { params: { query: { objectTypeId: ids.userTypeId, pageSize: 1 } } }))).totalCount;
+  const connectorSpaceCount = async (connectedSystemId: number) =>
+    (
+      await unwrap(
+        api().GET('/api/v1/synchronisation/connected-systems/{connectedSystemId}/connector-space', {
+          params: { path: { connectedSystemId }, query: { pageSize: 1 } },
+        }),
+      )
+    ).totalCount;
+  const connectorSpace = (connectedSystemId: number, query: ConnectorSpaceQuery = {}) =>
+    stack.all((page, pageSize) =>
+      api().GET('/api/v1/synchronisation/connected-systems/{connectedSystemId}/connector-space', {
+        params: { path: { connectedSystemId }, query: { ...query, page, pageSize } },
+      }),
+    );
+  const pendingExports = (connectedSystemId: number) =>
+    stack.all((page, pageSize) =>
+      api().GET('/api/v1/synchronisation/connected-systems/{connectedSystemId}/pending-exports', {
+        params: { path: { connectedSystemId }, query: { page, pageSize } },
+      }),
+    );
+  const connectedSystem = (connectedSystemId: number) =>
+    unwrap(api().GET('/api/v1/synchronisation/connected-systems/{connectedSystemId}', { params: { path: { connectedSystemId } } }));
+  const setGracePeriod = (deletionGracePeriod: string | null) =>
+    unwrap(api().PUT('/api/v1/metaverse/object-types/{id}', { params: { path: { id: ids.userTypeId } }, body: { deletionGracePeriod } }));
+  const pendingDeletionCount = () => unwrap(api().GET('/api/v1/metaverse/pending-deletions/count'));
   const userByEmployeeId = async (employeeId: string) => {
-    const page = await stack.ok(
-      'GET',
-      `/api/v1/metaverse/objects?objectTypeId=${ids.userTypeId}&filterAttributeName=Employee%20ID&filterAttributeValue=${employeeId}`,
+    const page = await unwrap(
+      api().GET('/api/v1/metaverse/objects', {
+        params: { query: { objectTypeId: ids.userTypeId, filterAttributeName: 'Employee ID', filterAttributeValue: employeeId } },
+      }),
     );
     expect(page.totalCount).toBe(1);
-    return stack.ok('GET', `/api/v1/metaverse/objects/${page.items[0].id}`);
+    return unwrap(api().GET('/api/v1/metaverse/objects/{id}', { params: { path: { id: page.items[0].id } } }));
   };
-  const valueOf = (user: any, attribute: string) =>
-    user.attributeValues.find((v: { attributeName: string }) => v.attributeName === attribute);
+  const valueOf = (user: MetaverseObjectDetail, attribute: string) => user.attributeValues.find((v) => v.attributeName === attribute);
   const directoryLines = () =>
     readFileSync(directoryFile(), 'utf8')
       .split('\n')
@@ -123,7 +149,7 @@ describe('engine pipeline: HR file → metaverse → directory file (real proces
     expect(new Map(file.rows.map((r) => [r.employeeId, r]))).toEqual(new Map(people.map((p) => [p.employeeId, expectedDirectoryRow(p)])));
     expect(await pendingExports(ids.directory.id)).toEqual([]);
 
-    const accounts = await stack.all(`${CS}/${ids.directory.id}/connector-space`);
+    const accounts = await connectorSpace(ids.directory.id);
     expect(accounts).toHaveLength(ROWS);
     expect(accounts.every((a) => a.status === 'Normal' && a.joinType === 'Provisioned' && a.metaverseObjectId && a.externalId)).toBe(true);
 
@@ -153,7 +179,7 @@ describe('engine pipeline: HR file → metaverse → directory file (real proces
     expectCounters(synced, { objectsProcessed: 1, totalAttributeFlows: 1, totalPendingExports: 1 });
     const [item] = await stack.items(synced.id);
     expect(item.externalIdValue).toBe(mover.employeeId);
-    expect(item.outcomeSummary.split(',')).toContain('AttributeFlow:1');
+    expect(item.outcomeSummary?.split(',')).toContain('AttributeFlow:1');
     const [update] = await pendingExports(ids.directory.id);
     expect(update).toMatchObject({
       changeType: 'Update',
@@ -196,7 +222,7 @@ describe('engine pipeline: HR file → metaverse → directory file (real proces
   });
 
   it('a leaver with a grace period becomes a pending deletion, and coming back within it cancels the deletion', async () => {
-    await stack.ok('PUT', `/api/v1/metaverse/object-types/${ids.userTypeId}`, { deletionGracePeriod: '1.00:00:00' });
+    await setGracePeriod('1.00:00:00');
     const leaver = people[159];
     const user = await userByEmployeeId(leaver.employeeId);
     writeHrRecords(
@@ -210,8 +236,8 @@ describe('engine pipeline: HR file → metaverse → directory file (real proces
     expect((await stack.items(synced.id)).map((i) => [i.externalIdValue, i.outcomeSummary])).toEqual([
       [leaver.employeeId, 'Disconnected:1,PendingDeletion:1'],
     ]);
-    expect(await stack.ok('GET', '/api/v1/metaverse/pending-deletions/count')).toBe(1);
-    const pending = await stack.ok('GET', '/api/v1/metaverse/pending-deletions');
+    expect(await pendingDeletionCount()).toBe(1);
+    const pending = await unwrap(api().GET('/api/v1/metaverse/pending-deletions'));
     expect(pending.items).toEqual([
       expect.objectContaining({
         id: user.id,
@@ -229,15 +255,13 @@ describe('engine pipeline: HR file → metaverse → directory file (real proces
     const rejoined = await deltaSyncHr();
     expectCounters(rejoined, { objectsProcessed: 1, totalJoined: 1 });
     expect((await stack.items(rejoined.id)).map((i) => [i.externalIdValue, i.outcomeSummary])).toEqual([[leaver.employeeId, 'Joined:1']]);
-    expect(await stack.ok('GET', '/api/v1/metaverse/pending-deletions/count')).toBe(0);
+    expect(await pendingDeletionCount()).toBe(0);
     expect(await userCount()).toBe(ROWS - 1);
     const back = await userByEmployeeId(leaver.employeeId);
     expect(back).toMatchObject({ id: user.id, isPendingDeletion: false });
-    expect(back.connectedSystemObjects.map((c: { connectedSystemId: number }) => c.connectedSystemId).sort()).toEqual(
-      [ids.hr.id, ids.directory.id].sort(),
-    );
+    expect(back.connectedSystemObjects.map((c) => c.connectedSystemId).sort()).toEqual([ids.hr.id, ids.directory.id].sort());
     expectCounters(await exportDirectory(), {});
-    await stack.ok('PUT', `/api/v1/metaverse/object-types/${ids.userTypeId}`, { deletionGracePeriod: null });
+    await setGracePeriod(null);
   });
 
   it('attribute priority: a second source with a better priority wins Email, and when it lets go HR takes over again in the same run', async () => {
@@ -248,61 +272,88 @@ describe('engine pipeline: HR file → metaverse → directory file (real proces
       { employeeId: people[7].employeeId, email: 'grace@crm.example' },
     ];
     writeCsv(stack.path('crm/contacts.csv'), crmColumns, crmRows);
-    const crm = await stack.ok(
-      'POST',
-      CS,
-      { name: 'CRM', connectorType: 'File', settings: { filePath: 'crm/contacts.csv', mode: 'Import', objectType: 'contact' } },
+    const crm = await unwrap(
+      api().POST('/api/v1/synchronisation/connected-systems', {
+        body: { name: 'CRM', connectorType: 'File', settings: { filePath: 'crm/contacts.csv', mode: 'Import', objectType: 'contact' } },
+      }),
       201,
     );
-    await stack.ok('POST', `${CS}/${crm.id}/schema/import`);
-    const [contact] = await stack.ok('GET', `${CS}/${crm.id}/object-types`);
-    const crmAttr = (name: string) => contact.attributes.find((a: { name: string }) => a.name === name).id as number;
-    await stack.ok('PUT', `${CS}/${crm.id}/object-types/${contact.id}`, { selected: true });
-    await stack.ok('PUT', `${CS}/${crm.id}/object-types/${contact.id}/attributes/${crmAttr('employeeId')}`, { isExternalId: true });
-    await stack.ok('PUT', `${CS}/${crm.id}/object-types/${contact.id}/attributes/${crmAttr('email')}`, { selected: true });
-    const profile = async (runType: string) =>
-      (await stack.ok('POST', `${CS}/${crm.id}/run-profiles`, { name: runType, runType, pageSize: PAGE_SIZE }, 201)).id as number;
+    const system = { connectedSystemId: crm.id };
+    await unwrap(api().POST('/api/v1/synchronisation/connected-systems/{connectedSystemId}/schema/import', { params: { path: system } }));
+    const [contact] = await unwrap(
+      api().GET('/api/v1/synchronisation/connected-systems/{connectedSystemId}/object-types', { params: { path: system } }),
+    );
+    const crmAttr = (name: string) => contact.attributes.find((a) => a.name === name)!.id;
+    const objectType = { ...system, objectTypeId: contact.id };
+    await unwrap(
+      api().PUT('/api/v1/synchronisation/connected-systems/{connectedSystemId}/object-types/{objectTypeId}', {
+        params: { path: objectType },
+        body: { selected: true },
+      }),
+    );
+    const setAttribute = (attributeId: number, body: Schema<'UpdateAttributeDto'>) =>
+      unwrap(
+        api().PUT('/api/v1/synchronisation/connected-systems/{connectedSystemId}/object-types/{objectTypeId}/attributes/{attributeId}', {
+          params: { path: { ...objectType, attributeId } },
+          body,
+        }),
+      );
+    await setAttribute(crmAttr('employeeId'), { isExternalId: true });
+    await setAttribute(crmAttr('email'), { selected: true });
+    const profile = async (runType: Schema<'CreateRunProfileDto'>['runType']) =>
+      (
+        await unwrap(
+          api().POST('/api/v1/synchronisation/connected-systems/{connectedSystemId}/run-profiles', {
+            params: { path: system },
+            body: { name: runType, runType, pageSize: PAGE_SIZE },
+          }),
+          201,
+        )
+      ).id;
     const crmImport = await profile('FullImport');
     const crmFullSync = await profile('FullSynchronisation');
     const crmDeltaSync = await profile('DeltaSynchronisation');
     const mv = await metaverseAttributes(stack, ids.userTypeId);
-    const rule = await stack.ok(
-      'POST',
-      RULES,
-      {
-        name: 'CRM contacts → Users',
-        connectedSystemId: crm.id,
-        direction: 'Import',
-        connectedSystemObjectTypeId: contact.id,
-        metaverseObjectTypeId: ids.userTypeId,
-      },
+    const rule = await unwrap(
+      api().POST('/api/v1/synchronisation/sync-rules', {
+        body: {
+          name: 'CRM contacts → Users',
+          connectedSystemId: crm.id,
+          direction: 'Import',
+          connectedSystemObjectTypeId: contact.id,
+          metaverseObjectTypeId: ids.userTypeId,
+        },
+      }),
       201,
     );
-    const crmEmail = await stack.ok(
-      'POST',
-      `${RULES}/${rule.id}/mappings`,
-      {
-        targetMetaverseAttributeId: mv.Email,
-        sources: [{ connectedSystemAttributeId: crmAttr('email') }],
-        priority: 1,
-      },
+    const crmEmail = await unwrap(
+      api().POST('/api/v1/synchronisation/sync-rules/{syncRuleId}/mappings', {
+        params: { path: { syncRuleId: rule.id } },
+        body: {
+          targetMetaverseAttributeId: mv.Email,
+          sources: [{ connectedSystemAttributeId: crmAttr('email') }],
+          priority: 1,
+        },
+      }),
       201,
     );
-    await stack.ok(
-      'POST',
-      `${RULES}/${rule.id}/matching-rules`,
-      { connectedSystemAttributeIds: [crmAttr('employeeId')], metaverseAttributeId: mv['Employee ID'] },
+    await unwrap(
+      api().POST('/api/v1/synchronisation/sync-rules/{syncRuleId}/matching-rules', {
+        params: { path: { syncRuleId: rule.id } },
+        body: { connectedSystemAttributeIds: [crmAttr('employeeId')], metaverseAttributeId: mv['Employee ID'] },
+      }),
       201,
     );
     // The new contributor moved HR's Email mapping down: HR's next synchronisation must be a full one, and it changes nothing yet.
-    expect(await stack.ok('GET', `${CS}/${ids.hr.id}`)).toMatchObject({ fullSyncRequired: true });
+    expect(await connectedSystem(ids.hr.id)).toMatchObject({ fullSyncRequired: true });
     expectCounters(await stack.run(ids.hr.id, ids.hr.profiles.FullSynchronisation), { objectsProcessed: ROWS - 1 });
-    expect(await stack.ok('GET', `${CS}/${ids.hr.id}`)).toMatchObject({ fullSyncRequired: false });
-    const priorities = await stack.ok(
-      'GET',
-      `/api/v1/synchronisation/attribute-priorities?metaverseObjectTypeId=${ids.userTypeId}&metaverseAttributeId=${mv.Email}`,
+    expect(await connectedSystem(ids.hr.id)).toMatchObject({ fullSyncRequired: false });
+    const priorities = await unwrap(
+      api().GET('/api/v1/synchronisation/attribute-priorities', {
+        params: { query: { metaverseObjectTypeId: ids.userTypeId, metaverseAttributeId: mv.Email } },
+      }),
     );
-    expect(priorities.map((p: { mappingId: number; priority: number }) => [p.mappingId, p.priority])).toEqual([
+    expect(priorities.map((p) => [p.mappingId, p.priority])).toEqual([
       [crmEmail.id, 1],
       [ids.hrMappings.Email, 2],
     ]);
@@ -349,10 +400,16 @@ describe('engine pipeline: HR file → metaverse → directory file (real proces
       ['MissingExternalIdAttributeValue', null],
     ]);
     expect(await connectorSpaceCount(ids.hr.id)).toBe(before);
-    const kept = await stack.all(`${CS}/${ids.hr.id}/connector-space?search=${twin.employeeId}`);
+    const kept = await connectorSpace(ids.hr.id, { search: twin.employeeId });
     expect(kept).toEqual([expect.objectContaining({ externalId: twin.employeeId, status: 'Normal', displayName: twin.displayName })]);
-    const keptValues = (await stack.ok('GET', `${CS}/${ids.hr.id}/connector-space/${kept[0].id}`)).attributeValues;
-    expect(keptValues.find((v: { attributeName: string }) => v.attributeName === 'firstName').values).toEqual([twin.firstName]);
+    const keptValues = (
+      await unwrap(
+        api().GET('/api/v1/synchronisation/connected-systems/{connectedSystemId}/connector-space/{objectId}', {
+          params: { path: { connectedSystemId: ids.hr.id, objectId: kept[0].id } },
+        }),
+      )
+    ).attributeValues;
+    expect(keptValues.find((v) => v.attributeName === 'firstName')!.values).toEqual([twin.firstName]);
     expectCounters(await deltaSyncHr(), {});
 
     writeHrRecords(hrFile(), people);
@@ -366,7 +423,7 @@ describe('engine pipeline: HR file → metaverse → directory file (real proces
     expect(counters(imported)).toEqual({ ...zero, status: 'CompleteWithWarning' });
     expect(imported.warningMessage).toMatch(/returned no objects/);
     expect(await connectorSpaceCount(ids.hr.id)).toBe(before);
-    expect(await stack.all(`${CS}/${ids.hr.id}/connector-space?status=Obsolete`)).toEqual([]);
+    expect(await connectorSpace(ids.hr.id, { status: 'Obsolete' })).toEqual([]);
     expectCounters(await deltaSyncHr(), {});
     expect(await userCount()).toBe(ROWS - 1);
   });

@@ -1,3 +1,4 @@
+import { unwrap } from '@meridian/api-client';
 import { hrRecord, writeHrCsv } from '@meridian/testing';
 import { readdirSync } from 'node:fs';
 import {
@@ -18,7 +19,6 @@ const STALE_TASK_TIMEOUT = '00:00:30';
 /** Reaping takes the stale timeout plus up to one housekeeping interval (30 s). */
 const REAP_WITHIN_MS = 150_000;
 const RUN_WITHIN_MS = 240_000;
-const CS = '/api/v1/synchronisation/connected-systems';
 /** A test waits for runs and for the reaper. */
 const TEST_TIMEOUT_MS = 600_000;
 
@@ -36,9 +36,13 @@ describe('engine recovery: killed workers, cancellation, two workers (real proce
     stack = await EngineStack.start('e2erecovery');
     await writeHrCsv(hrFile(), TOTAL);
     ids = await configurePipeline(stack, PAGE_SIZE);
-    expect(await stack.ok('PUT', '/api/v1/service-settings/Worker.StaleTaskTimeout', { value: STALE_TASK_TIMEOUT })).toMatchObject({
-      effectiveValue: STALE_TASK_TIMEOUT,
-    });
+    const setting = await unwrap(
+      stack.api.PUT('/api/v1/service-settings/{key}', {
+        params: { path: { key: 'Worker.StaleTaskTimeout' } },
+        body: { value: STALE_TASK_TIMEOUT },
+      }),
+    );
+    expect(setting).toMatchObject({ effectiveValue: STALE_TASK_TIMEOUT });
   }, 120_000);
 
   afterAll(async () => {
@@ -188,7 +192,12 @@ describe('engine recovery: killed workers, cancellation, two workers (real proce
       }
       expect(wrong.slice(0, 10)).toEqual([]);
       expect(await csoCounts(ids.directory.id)).toEqual({ n: TOTAL, distinctIds: TOTAL, joined: TOTAL, distinctMvos: TOTAL });
-      expect((await stack.ok('GET', `${CS}/${ids.directory.id}/pending-exports?pageSize=1`)).totalCount).toBe(0);
+      const pendingExports = await unwrap(
+        stack.api.GET('/api/v1/synchronisation/connected-systems/{connectedSystemId}/pending-exports', {
+          params: { path: { connectedSystemId: ids.directory.id }, query: { pageSize: 1 } },
+        }),
+      );
+      expect(pendingExports.totalCount).toBe(0);
 
       const nothingLeft = await stack.run(ids.directory.id, ids.directory.profiles.Export, RUN_WITHIN_MS);
       expect(nothingLeft).toMatchObject({ status: 'Complete', objectsProcessed: 0, totalExported: 0 });
@@ -214,7 +223,8 @@ describe('engine recovery: killed workers, cancellation, two workers (real proce
         if (a.objectsProcessed > 0) break;
         await new Promise((r) => setTimeout(r, 50));
       }
-      const asked = await stack.ok('POST', `/api/v1/activities/${id}/cancel`);
+      const cancel = () => stack.api.POST('/api/v1/activities/{id}/cancel', { params: { path: { id } } });
+      const asked = await unwrap(cancel());
       expect(asked).toMatchObject({ id, status: 'InProgress' });
       const cancelled = await stack.finished(id, RUN_WITHIN_MS);
       expect(cancelled).toMatchObject({ status: 'Cancelled', totalAdded: 0, totalDeleted: 0, totalErrors: 0 });
@@ -230,7 +240,7 @@ describe('engine recovery: killed workers, cancellation, two workers (real proce
         totalUpdated: cancelled.totalUpdated,
       });
       expect(await completedAt()).toBe(ended);
-      expect((await stack.call('POST', `/api/v1/activities/${id}/cancel`)).status).toBe(400);
+      expect((await cancel()).response.status).toBe(400);
 
       const next = await stack.run(ids.hr.id, ids.hr.profiles.FullImport, RUN_WITHIN_MS);
       expect(next).toMatchObject({

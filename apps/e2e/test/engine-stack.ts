@@ -1,8 +1,7 @@
+import { ActivityDetail, ApiResult, ExecutionItem, MeridianClient, Schema, unwrap } from '@meridian/api-client';
 import {
-  ApiAnswer,
   createTestDatabase,
   createTestEnvironment,
-  fetchApi,
   HR_CSV_COLUMNS,
   HrRecord,
   TestDatabase,
@@ -13,20 +12,26 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { apiClient } from './api';
 import { freePort, ServiceProcess, startService, waitForHttp } from './processes';
 
 /** Shared set-up of the engine end-to-end tests: real web and worker processes, configured over HTTP only. */
 
-const CS = '/api/v1/synchronisation/connected-systems';
-const RULES = '/api/v1/synchronisation/sync-rules';
+export type Activity = ActivityDetail;
 
-export type Activity = Record<string, any> & { id: string; status: string };
+/** A page of a paginated list (spec 2.1). */
+interface Page<T> {
+  items: T[];
+  hasNextPage: boolean;
+}
 
 /** Web + workers on their own database, Redis prefix and connector-files root (`files`). */
 export class EngineStack {
   readonly workers: ServiceProcess[] = [];
   web!: ServiceProcess;
   sql!: Client;
+  /** The typed API client, with the bootstrap administrator key. */
+  api!: MeridianClient;
   base = '';
   files = '';
   private db!: TestDatabase;
@@ -40,13 +45,19 @@ export class EngineStack {
     const port = await freePort();
     stack.env = createTestEnvironment(stack.db.url, { PORT: String(port), MERIDIAN_CONNECTOR_FILES_ROOT: stack.files });
     stack.base = `http://127.0.0.1:${port}`;
+    stack.api = apiClient(stack.base, stack.env.bootstrapKey);
     stack.web = startService('web', stack.env.env);
     for (let i = 0; i < workers; i++) stack.startWorker();
     await waitForHttp(`${stack.base}/api/v1/health/ready`, 60_000);
     stack.sql = new Client({ connectionString: stack.db.url });
     await stack.sql.connect();
     // Tests poll activities several times a second.
-    await stack.ok('PUT', '/api/v1/service-settings/Security.RateLimiting.ApiKeyRequestsPerMinute', { value: 100_000 });
+    await unwrap(
+      stack.api.PUT('/api/v1/service-settings/{key}', {
+        params: { path: { key: 'Security.RateLimiting.ApiKeyRequestsPerMinute' } },
+        body: { value: 100_000 },
+      }),
+    );
     return stack;
   }
 
@@ -86,18 +97,6 @@ export class EngineStack {
     return join(this.files, relative);
   }
 
-  call<T = any>(method: string, path: string, json?: unknown): Promise<ApiAnswer<T>> {
-    return fetchApi<T>(this.base, this.env.bootstrapKey, method, path, json);
-  }
-
-  /** A call that must answer `expected` (2xx by default); the error shows the answer otherwise. */
-  async ok<T = any>(method: string, path: string, json?: unknown, expected?: number): Promise<T> {
-    const answer = await this.call<T>(method, path, json);
-    const good = expected === undefined ? answer.status >= 200 && answer.status < 300 : answer.status === expected;
-    if (!good) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-    return answer.body;
-  }
-
   async one<T = any>(query: string, params: unknown[] = []): Promise<T> {
     return (await this.sql.query(query, params)).rows[0];
   }
@@ -107,15 +106,15 @@ export class EngineStack {
   }
 
   activity(id: string): Promise<Activity> {
-    return this.ok<Activity>('GET', `/api/v1/activities/${id}`);
+    return unwrap(this.api.GET('/api/v1/activities/{id}', { params: { path: { id } } }));
   }
 
   /** Queues a run profile; returns its activity id. */
-  async execute(systemId: number, profileId: number): Promise<string> {
-    const { activityId } = await this.ok<{ activityId: string }>(
-      'POST',
-      `${CS}/${systemId}/run-profiles/${profileId}/execute`,
-      undefined,
+  async execute(connectedSystemId: number, runProfileId: number): Promise<string> {
+    const { activityId } = await unwrap(
+      this.api.POST('/api/v1/synchronisation/connected-systems/{connectedSystemId}/run-profiles/{runProfileId}/execute', {
+        params: { path: { connectedSystemId, runProfileId } },
+      }),
       202,
     );
     return activityId;
@@ -139,21 +138,15 @@ export class EngineStack {
   }
 
   /** Every execution item of an activity (pages of 100). */
-  async items(activityId: string): Promise<Array<Record<string, any>>> {
-    const out: Array<Record<string, any>> = [];
-    for (let page = 1; ; page++) {
-      const body = await this.ok('GET', `/api/v1/activities/${activityId}/items?page=${page}&pageSize=100`);
-      out.push(...body.items);
-      if (!body.hasNextPage) return out;
-    }
+  items(id: string): Promise<ExecutionItem[]> {
+    return this.all((page) => this.api.GET('/api/v1/activities/{id}/items', { params: { path: { id }, query: { page, pageSize: 100 } } }));
   }
 
-  /** Every item of a paginated list endpoint (pages of 100). */
-  async all(path: string): Promise<Array<Record<string, any>>> {
-    const out: Array<Record<string, any>> = [];
-    const sep = path.includes('?') ? '&' : '?';
+  /** Every item of a paginated list: `list(page)` asks for that page (of 100). */
+  async all<T>(list: (page: number, pageSize: number) => Promise<ApiResult<Page<T>, unknown>>): Promise<T[]> {
+    const out: T[] = [];
     for (let page = 1; ; page++) {
-      const body = await this.ok('GET', `${path}${sep}page=${page}&pageSize=100`);
+      const body = await unwrap(list(page, 100));
       out.push(...body.items);
       if (!body.hasNextPage) return out;
     }
@@ -262,41 +255,69 @@ export interface PipelineIds {
 /** Discovers a File system's schema, selects its object type and the given attributes; returns the ids by name. */
 async function selectSchema(
   stack: EngineStack,
-  systemId: number,
+  connectedSystemId: number,
   externalId: string,
   selected: readonly string[],
 ): Promise<{ typeId: number; attributes: Record<string, number> }> {
-  await stack.ok('POST', `${CS}/${systemId}/schema/import`);
-  const [type] = await stack.ok('GET', `${CS}/${systemId}/object-types`);
-  const attributes: Record<string, number> = Object.fromEntries(type.attributes.map((a: { name: string; id: number }) => [a.name, a.id]));
-  await stack.ok('PUT', `${CS}/${systemId}/object-types/${type.id}`, { selected: true });
-  await stack.ok('PUT', `${CS}/${systemId}/object-types/${type.id}/attributes/${attributes[externalId]}`, { isExternalId: true });
+  const { api } = stack;
+  const system = { connectedSystemId };
+  await unwrap(api.POST('/api/v1/synchronisation/connected-systems/{connectedSystemId}/schema/import', { params: { path: system } }));
+  const [type] = await unwrap(
+    api.GET('/api/v1/synchronisation/connected-systems/{connectedSystemId}/object-types', { params: { path: system } }),
+  );
+  const attributes: Record<string, number> = Object.fromEntries(type.attributes.map((a) => [a.name, a.id]));
+  const objectType = { ...system, objectTypeId: type.id };
+  await unwrap(
+    api.PUT('/api/v1/synchronisation/connected-systems/{connectedSystemId}/object-types/{objectTypeId}', {
+      params: { path: objectType },
+      body: { selected: true },
+    }),
+  );
+  await unwrap(
+    api.PUT('/api/v1/synchronisation/connected-systems/{connectedSystemId}/object-types/{objectTypeId}/attributes/{attributeId}', {
+      params: { path: { ...objectType, attributeId: attributes[externalId] } },
+      body: { isExternalId: true },
+    }),
+  );
   const others = selected.filter((n) => n !== externalId);
   if (others.length) {
-    const bulk = await stack.ok('POST', `${CS}/${systemId}/object-types/${type.id}/attributes/bulk-update`, {
-      attributes: Object.fromEntries(others.map((n) => [String(attributes[n]), { selected: true }])),
-    });
+    const bulk = await unwrap(
+      api.POST('/api/v1/synchronisation/connected-systems/{connectedSystemId}/object-types/{objectTypeId}/attributes/bulk-update', {
+        params: { path: objectType },
+        body: { attributes: Object.fromEntries(others.map((n) => [String(attributes[n]), { selected: true }])) },
+      }),
+    );
     if (bulk.errors) throw new Error(`Attribute selection refused: ${JSON.stringify(bulk.errors)}`);
   }
   return { typeId: type.id, attributes };
 }
 
+type RunType = Schema<'CreateRunProfileDto'>['runType'];
+
 async function profiles(
   stack: EngineStack,
-  systemId: number,
-  runTypes: readonly string[],
+  connectedSystemId: number,
+  runTypes: readonly RunType[],
   pageSize: number,
 ): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const runType of runTypes)
-    out[runType] = (await stack.ok('POST', `${CS}/${systemId}/run-profiles`, { name: runType, runType, pageSize }, 201)).id;
+  for (const runType of runTypes) {
+    const profile = await unwrap(
+      stack.api.POST('/api/v1/synchronisation/connected-systems/{connectedSystemId}/run-profiles', {
+        params: { path: { connectedSystemId } },
+        body: { name: runType, runType, pageSize },
+      }),
+      201,
+    );
+    out[runType] = profile.id;
+  }
   return out;
 }
 
 /** Metaverse attribute ids of the User type, by name. */
-export async function metaverseAttributes(stack: EngineStack, userTypeId: number): Promise<Record<string, number>> {
-  const list = await stack.ok('GET', `/api/v1/metaverse/attributes?objectTypeId=${userTypeId}`);
-  return Object.fromEntries(list.map((a: { name: string; id: number }) => [a.name, a.id]));
+export async function metaverseAttributes(stack: EngineStack, objectTypeId: number): Promise<Record<string, number>> {
+  const list = await unwrap(stack.api.GET('/api/v1/metaverse/attributes', { params: { query: { objectTypeId } } }));
+  return Object.fromEntries(list.map((a) => [a.name, a.id]));
 }
 
 /**
@@ -305,12 +326,13 @@ export async function metaverseAttributes(stack: EngineStack, userTypeId: number
  * provisioned from them (deprovisioning deletes), and a User is deleted as soon as HR lets it go.
  */
 export async function configurePipeline(stack: EngineStack, pageSize: number): Promise<PipelineIds> {
+  const { api } = stack;
   writeCsv(stack.path('directory/users.csv'), DIRECTORY_COLUMNS, []);
 
-  const hrSystem = await stack.ok(
-    'POST',
-    CS,
-    { name: 'HR', connectorType: 'File', settings: { filePath: 'hr/people.csv', mode: 'Import', objectType: 'person' } },
+  const hrSystem = await unwrap(
+    api.POST('/api/v1/synchronisation/connected-systems', {
+      body: { name: 'HR', connectorType: 'File', settings: { filePath: 'hr/people.csv', mode: 'Import', objectType: 'person' } },
+    }),
     201,
   );
   const hrSchema = await selectSchema(stack, hrSystem.id, 'employeeId', [
@@ -332,37 +354,37 @@ export async function configurePipeline(stack: EngineStack, pageSize: number): P
     profiles: await profiles(stack, hrSystem.id, ['FullImport', 'FullSynchronisation', 'DeltaSynchronisation'], pageSize),
   };
 
-  const types = await stack.ok('GET', '/api/v1/metaverse/object-types');
-  const userTypeId = types.find((t: { name: string }) => t.name === 'User').id as number;
+  const types = await unwrap(api.GET('/api/v1/metaverse/object-types'));
+  const userTypeId = types.find((t) => t.name === 'User')!.id;
   const mv = await metaverseAttributes(stack, userTypeId);
 
-  const hrRule = await stack.ok(
-    'POST',
-    RULES,
-    {
-      name: 'HR people → Users',
-      connectedSystemId: hr.id,
-      direction: 'Import',
-      connectedSystemObjectTypeId: hr.typeId,
-      metaverseObjectTypeId: userTypeId,
-      projectToMetaverse: true,
-      inboundOutOfScopeAction: 'Disconnect',
-    },
+  const hrRule = await unwrap(
+    api.POST('/api/v1/synchronisation/sync-rules', {
+      body: {
+        name: 'HR people → Users',
+        connectedSystemId: hr.id,
+        direction: 'Import',
+        connectedSystemObjectTypeId: hr.typeId,
+        metaverseObjectTypeId: userTypeId,
+        projectToMetaverse: true,
+        inboundOutOfScopeAction: 'Disconnect',
+      },
+    }),
     201,
   );
   const hrMappings: Record<string, number> = {};
   const inbound = async (target: string, source: string, expression?: string) => {
-    hrMappings[target] = (
-      await stack.ok(
-        'POST',
-        `${RULES}/${hrRule.id}/mappings`,
-        {
+    const mapping = await unwrap(
+      api.POST('/api/v1/synchronisation/sync-rules/{syncRuleId}/mappings', {
+        params: { path: { syncRuleId: hrRule.id } },
+        body: {
           targetMetaverseAttributeId: mv[target],
           sources: [{ connectedSystemAttributeId: hr.attributes[source], ...(expression ? { expression } : {}) }],
         },
-        201,
-      )
-    ).id;
+      }),
+      201,
+    );
+    hrMappings[target] = mapping.id;
   };
   await inbound('Employee ID', 'employeeId');
   await inbound('First Name', 'firstName');
@@ -374,25 +396,26 @@ export async function configurePipeline(stack: EngineStack, pageSize: number): P
   await inbound('Company', 'company');
   await inbound('Account Name', 'samAccountName');
   await inbound('Employee Type', 'employeeType');
-  await stack.ok(
-    'POST',
-    `${RULES}/${hrRule.id}/matching-rules`,
-    {
-      connectedSystemAttributeIds: [hr.attributes.employeeId],
-      metaverseAttributeId: mv['Employee ID'],
-      caseSensitive: false,
-    },
+  await unwrap(
+    api.POST('/api/v1/synchronisation/sync-rules/{syncRuleId}/matching-rules', {
+      params: { path: { syncRuleId: hrRule.id } },
+      body: {
+        connectedSystemAttributeIds: [hr.attributes.employeeId],
+        metaverseAttributeId: mv['Employee ID'],
+        caseSensitive: false,
+      },
+    }),
     201,
   );
 
-  const dirSystem = await stack.ok(
-    'POST',
-    CS,
-    {
-      name: 'Directory',
-      connectorType: 'File',
-      settings: { filePath: 'directory/users.csv', mode: 'Bidirectional', objectType: 'account' },
-    },
+  const dirSystem = await unwrap(
+    api.POST('/api/v1/synchronisation/connected-systems', {
+      body: {
+        name: 'Directory',
+        connectorType: 'File',
+        settings: { filePath: 'directory/users.csv', mode: 'Bidirectional', objectType: 'account' },
+      },
+    }),
     201,
   );
   const dirSchema = await selectSchema(stack, dirSystem.id, 'employeeId', DIRECTORY_COLUMNS);
@@ -401,28 +424,29 @@ export async function configurePipeline(stack: EngineStack, pageSize: number): P
     ...dirSchema,
     profiles: await profiles(stack, dirSystem.id, ['Export', 'FullImport'], pageSize),
   };
-  const exportRule = await stack.ok(
-    'POST',
-    RULES,
-    {
-      name: 'Users → Directory accounts',
-      connectedSystemId: directory.id,
-      direction: 'Export',
-      connectedSystemObjectTypeId: directory.typeId,
-      metaverseObjectTypeId: userTypeId,
-      provisionToConnectedSystem: true,
-      outboundDeprovisionAction: 'Delete',
-    },
+  const exportRule = await unwrap(
+    api.POST('/api/v1/synchronisation/sync-rules', {
+      body: {
+        name: 'Users → Directory accounts',
+        connectedSystemId: directory.id,
+        direction: 'Export',
+        connectedSystemObjectTypeId: directory.typeId,
+        metaverseObjectTypeId: userTypeId,
+        provisionToConnectedSystem: true,
+        outboundDeprovisionAction: 'Delete',
+      },
+    }),
     201,
   );
   const outbound = async (target: string, source: string, expression?: string) => {
-    await stack.ok(
-      'POST',
-      `${RULES}/${exportRule.id}/mappings`,
-      {
-        targetConnectedSystemAttributeId: directory.attributes[target],
-        sources: [{ metaverseAttributeId: mv[source], ...(expression ? { expression } : {}) }],
-      },
+    await unwrap(
+      api.POST('/api/v1/synchronisation/sync-rules/{syncRuleId}/mappings', {
+        params: { path: { syncRuleId: exportRule.id } },
+        body: {
+          targetConnectedSystemAttributeId: directory.attributes[target],
+          sources: [{ metaverseAttributeId: mv[source], ...(expression ? { expression } : {}) }],
+        },
+      }),
       201,
     );
   };
@@ -434,11 +458,16 @@ export async function configurePipeline(stack: EngineStack, pageSize: number): P
   await outbound('department', 'Department');
   await outbound('title', 'Job Title');
 
-  await stack.ok('PUT', `/api/v1/metaverse/object-types/${userTypeId}`, {
-    deletionRule: 'WhenAuthoritativeSourceDisconnected',
-    deletionTriggerConnectedSystemIds: [hr.id],
-    deletionTriggerMode: 'Any',
-    deletionGracePeriod: null,
-  });
+  await unwrap(
+    api.PUT('/api/v1/metaverse/object-types/{id}', {
+      params: { path: { id: userTypeId } },
+      body: {
+        deletionRule: 'WhenAuthoritativeSourceDisconnected',
+        deletionTriggerConnectedSystemIds: [hr.id],
+        deletionTriggerMode: 'Any',
+        deletionGracePeriod: null,
+      },
+    }),
+  );
   return { hr, directory, userTypeId, mv, hrRuleId: hrRule.id, hrMappings };
 }

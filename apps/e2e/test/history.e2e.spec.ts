@@ -1,11 +1,11 @@
+import { ApiResult, ConnectorSpaceObjectChange, MetaverseObjectChange, paths, unwrap } from '@meridian/api-client';
 import { hrRecord, HrRecord, writeHrCsv } from '@meridian/testing';
 import { Activity, configurePipeline, EngineStack, PipelineIds, writeHrRecords } from './engine-stack';
 
 const ROWS = 30;
 const PAGE_SIZE = 10;
-const CS = '/api/v1/synchronisation/connected-systems';
 
-type Change = Record<string, any> & { changeType: string; attributeChanges: Array<Record<string, any>> };
+type Change = ConnectorSpaceObjectChange | MetaverseObjectChange;
 
 /**
  * Change history over HTTP with the built processes (spec 2.13, 4.10): what the joiner, mover and leaver
@@ -25,17 +25,27 @@ describe('history: change records of real runs (real processes)', () => {
   const exportDirectory = () => stack.run(ids.directory.id, ids.directory.profiles.Export);
 
   /** Every change of an object, newest first (pages of 2, so paging is exercised too). */
-  const history = async (path: string): Promise<Change[]> => {
-    const out: Change[] = [];
+  const history = async <T extends Change>(
+    list: (page: number, pageSize: number) => Promise<ApiResult<{ items: T[]; totalCount: number }, unknown>>,
+  ): Promise<T[]> => {
+    const out: T[] = [];
     for (let page = 1; ; page++) {
-      const body = await stack.ok('GET', `${path}/history?page=${page}&pageSize=2`);
+      const body = await unwrap(list(page, 2));
       expect(Object.keys(body).sort()).toEqual(['items', 'page', 'pageSize', 'totalCount']);
       out.push(...body.items);
       if (page * 2 >= body.totalCount) return out;
     }
   };
-  const csoHistory = (systemId: number, csoId: string) => history(`${CS}/${systemId}/connector-space/${csoId}`);
-  const mvoHistory = (mvoId: string) => history(`/api/v1/metaverse/objects/${mvoId}`);
+  const csoHistory = (connectedSystemId: number, objectId: string) =>
+    history((page, pageSize) =>
+      stack.api.GET('/api/v1/synchronisation/connected-systems/{connectedSystemId}/connector-space/{objectId}/history', {
+        params: { path: { connectedSystemId, objectId }, query: { page, pageSize } },
+      }),
+    );
+  const mvoHistory = (id: string) =>
+    history((page, pageSize) =>
+      stack.api.GET('/api/v1/metaverse/objects/{id}/history', { params: { path: { id }, query: { page, pageSize } } }),
+    );
   const hrObject = async (employeeId: string) =>
     stack.one<{ id: string; metaverse_object_id: string }>(
       `SELECT id, metaverse_object_id FROM connected_system_object WHERE connected_system_id = $1 AND external_id = $2`,
@@ -53,7 +63,11 @@ describe('history: change records of real runs (real processes)', () => {
     initiatedByName: run.initiatedByName,
   });
   const setTracking = async (kind: 'CsoChanges' | 'MvoChanges', on: boolean) =>
-    stack.ok('PUT', `/api/v1/service-settings/ChangeTracking.${kind}.Enabled`, { value: on });
+    unwrap(
+      stack.api.PUT('/api/v1/service-settings/{key}', { params: { path: { key: `ChangeTracking.${kind}.Enabled` } }, body: { value: on } }),
+    );
+  const deletedCsos = (query: NonNullable<paths['/api/v1/history/deleted-objects/cso']['get']['parameters']['query']>) =>
+    unwrap(stack.api.GET('/api/v1/history/deleted-objects/cso', { params: { query } }));
 
   beforeAll(async () => {
     stack = await EngineStack.start('e2ehistory');
@@ -106,7 +120,9 @@ describe('history: change records of real runs (real processes)', () => {
     expect(created).toMatchObject({ changeType: 'Added', externalId: joiner.employeeId, ...origin(exported) });
     expect(delta(created, 'department')).toMatchObject({ oldValues: [], newValues: [joiner.department] });
 
-    const count = await stack.ok('GET', `/api/v1/history/connected-systems/${ids.hr.id}/count`);
+    const count = await unwrap(
+      stack.api.GET('/api/v1/history/connected-systems/{connectedSystemId}/count', { params: { path: { connectedSystemId: ids.hr.id } } }),
+    );
     expect(count).toEqual({ connectedSystemId: ids.hr.id, connectedSystemName: 'HR', changeRecordCount: ROWS });
   });
 
@@ -181,9 +197,8 @@ describe('history: change records of real runs (real processes)', () => {
     expect(ofSync).toContainEqual(expect.objectContaining({ changeType: 'Deleted', ...origin(synced) }));
     expect((await csoHistory(ids.directory.id, account.id))[0]).toMatchObject({ changeType: 'Deleted', ...origin(exported) });
 
-    const mvos = await stack.ok(
-      'GET',
-      `/api/v1/history/deleted-objects/mvo?displayNameSearch=${encodeURIComponent(leaver.lastName.toUpperCase())}`,
+    const mvos = await unwrap(
+      stack.api.GET('/api/v1/history/deleted-objects/mvo', { params: { query: { displayNameSearch: leaver.lastName.toUpperCase() } } }),
     );
     expect(mvos.items).toEqual([
       expect.objectContaining({
@@ -194,10 +209,7 @@ describe('history: change records of real runs (real processes)', () => {
         ...{ initiatedByType: synced.initiatedByType, initiatedByName: synced.initiatedByName },
       }),
     ]);
-    const hrDeleted = await stack.ok(
-      'GET',
-      `/api/v1/history/deleted-objects/cso?connectedSystemId=${ids.hr.id}&externalIdSearch=${leaver.employeeId}`,
-    );
+    const hrDeleted = await deletedCsos({ connectedSystemId: ids.hr.id, externalIdSearch: leaver.employeeId });
     expect(hrDeleted).toEqual({
       items: [
         expect.objectContaining({ id: hr.id, externalId: leaver.employeeId, connectedSystemId: ids.hr.id, connectedSystemName: 'HR' }),
@@ -206,10 +218,10 @@ describe('history: change records of real runs (real processes)', () => {
       page: 1,
       pageSize: 50,
     });
-    const all = await stack.ok('GET', `/api/v1/history/deleted-objects/cso?externalIdSearch=${leaver.employeeId}`);
-    expect(all.items.map((i: { connectedSystemId: number }) => i.connectedSystemId).sort()).toEqual([ids.hr.id, ids.directory.id].sort());
+    const all = await deletedCsos({ externalIdSearch: leaver.employeeId });
+    expect(all.items.map((i) => i.connectedSystemId).sort()).toEqual([ids.hr.id, ids.directory.id].sort());
     const future = new Date(Date.now() + 3_600_000).toISOString();
-    expect((await stack.ok('GET', `/api/v1/history/deleted-objects/cso?fromDate=${future}`)).totalCount).toBe(0);
+    expect((await deletedCsos({ fromDate: future })).totalCount).toBe(0);
   });
 
   it('switching a kind of tracking off stops that kind of record, and only that kind', async () => {
@@ -239,7 +251,7 @@ describe('history: change records of real runs (real processes)', () => {
     const before = await stack.count(
       `SELECT (SELECT count(*) FROM connected_system_object_change) + (SELECT count(*) FROM metaverse_object_change)`,
     );
-    const result = await stack.ok('POST', '/api/v1/history/cleanup');
+    const result = await unwrap(stack.api.POST('/api/v1/history/cleanup'));
     expect(result).toMatchObject({
       csoChangesDeleted: 0,
       mvoChangesDeleted: 0,

@@ -1,17 +1,10 @@
-import {
-  createTestDatabase,
-  createTestEnvironment,
-  fetchApi,
-  HttpMethod,
-  processAlive,
-  TestDatabase,
-  TestEnvironment,
-  waitFor,
-} from '@meridian/testing';
+import { MeridianClient } from '@meridian/api-client';
+import { createTestDatabase, createTestEnvironment, processAlive, TestDatabase, TestEnvironment, waitFor } from '@meridian/testing';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { apiClient } from './api';
 import { freePort, ServiceProcess, startService, waitForHttp } from './processes';
 
 describe('two scheduler processes + web + worker (real processes)', () => {
@@ -20,6 +13,7 @@ describe('two scheduler processes + web + worker (real processes)', () => {
   let sql: Client;
   let scripts: string;
   let base: string;
+  let api: MeridianClient;
   let web: ServiceProcess;
   let worker: ServiceProcess;
   const schedulers: ServiceProcess[] = [];
@@ -38,6 +32,7 @@ describe('two scheduler processes + web + worker (real processes)', () => {
     const port = await freePort();
     env = createTestEnvironment(db.url, { PORT: String(port), MERIDIAN_SCRIPTS_ROOT: scripts });
     base = `http://127.0.0.1:${port}`;
+    api = apiClient(base, env.bootstrapKey);
     web = startService('web', env.env);
     worker = startService('worker', env.env);
     schedulers.push(startService('scheduler', env.env), startService('scheduler', env.env));
@@ -54,28 +49,32 @@ describe('two scheduler processes + web + worker (real processes)', () => {
     if (scripts) rmSync(scripts, { recursive: true, force: true });
   });
 
-  const api = (method: HttpMethod, path: string, json?: unknown) => fetchApi(base, env.bootstrapKey, method, path, json);
+  const execution = async (id: string) => (await api.GET('/api/v1/schedule-executions/{id}', { params: { path: { id } } })).data!;
+  const cancelExecution = (id: string) => api.POST('/api/v1/schedule-executions/{id}/cancel', { params: { path: { id } } });
+  const runSchedule = (id: string) => api.POST('/api/v1/schedules/{id}/run', { params: { path: { id } } });
 
   const liveSchedulers = () => schedulers.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
 
   it('dispatches each due trigger exactly once across two schedulers, and a killed leader hands over without a missed or doubled run', async () => {
     // A yearly cron that will not fire by itself during the test: the test makes it due by moving next_run_time into the past.
-    const created = await api('post', '/api/v1/schedules', {
-      name: 'Exactly once',
-      triggerType: 'Cron',
-      patternType: 'Custom',
-      cronExpression: '0 0 1 1 *',
-      isEnabled: true,
-      steps: [{ stepIndex: 0, stepType: 'Executable', name: 'stamp', executablePath: 'stamp.sh' }],
+    const created = await api.POST('/api/v1/schedules', {
+      body: {
+        name: 'Exactly once',
+        triggerType: 'Cron',
+        patternType: 'Custom',
+        cronExpression: '0 0 1 1 *',
+        isEnabled: true,
+        steps: [{ stepIndex: 0, stepType: 'Executable', name: 'stamp', executablePath: 'stamp.sh' }],
+      },
     });
-    expect(created.status).toBe(201);
-    const scheduleId = created.body.id as string;
+    expect(created.response.status).toBe(201);
+    const scheduleId = created.data!.id;
 
     const trigger = async (expected: number) => {
       await sql.query(`UPDATE schedule SET next_run_time = now() - interval '2 seconds' WHERE id = $1`, [scheduleId]);
       const executions = await waitFor(async () => {
-        const page = (await api('get', `/api/v1/schedule-executions?scheduleId=${scheduleId}&sortDescending=false`)).body;
-        return page.totalCount === expected && page.items.every((e: { status: string }) => e.status === 'Completed') ? page.items : null;
+        const page = (await api.GET('/api/v1/schedule-executions', { params: { query: { scheduleId, sortDescending: false } } })).data!;
+        return page.totalCount === expected && page.items.every((e) => e.status === 'Completed') ? page.items : null;
       }, 30_000);
       const {
         rows: [schedule],
@@ -106,14 +105,16 @@ describe('two scheduler processes + web + worker (real processes)', () => {
   });
 
   it('cancelling a running execution through the API kills its process in the scheduler process and it stays Cancelled', async () => {
-    const created = await api('post', '/api/v1/schedules', {
-      name: 'Cancel me',
-      triggerType: 'Manual',
-      steps: [{ stepIndex: 0, stepType: 'Executable', name: 'sleeper', executablePath: 'sleeper.sh' }],
+    const created = await api.POST('/api/v1/schedules', {
+      body: {
+        name: 'Cancel me',
+        triggerType: 'Manual',
+        steps: [{ stepIndex: 0, stepType: 'Executable', name: 'sleeper', executablePath: 'sleeper.sh' }],
+      },
     });
-    const run = await api('post', `/api/v1/schedules/${created.body.id}/run`);
-    expect(run.status).toBe(202);
-    const id = run.body.id as string;
+    const run = await runSchedule(created.data!.id);
+    expect(run.response.status).toBe(202);
+    const id = run.data!.id;
     const childFile = join(scripts, `child-${id}.pid`);
     await waitFor(async () => existsSync(childFile) && readFileSync(childFile, 'utf8').trim() !== '', 30_000);
     const {
@@ -122,14 +123,14 @@ describe('two scheduler processes + web + worker (real processes)', () => {
     const pids = [step.process_id as number, Number(readFileSync(childFile, 'utf8'))];
     expect(pids.every(processAlive)).toBe(true);
 
-    const cancelled = await api('post', `/api/v1/schedule-executions/${id}/cancel`);
-    expect(cancelled).toMatchObject({ status: 200, body: { status: 'Cancelled' } });
+    const cancelled = await cancelExecution(id);
+    expect({ status: cancelled.response.status, body: cancelled.data }).toMatchObject({ status: 200, body: { status: 'Cancelled' } });
     await waitFor(async () => pids.every((p) => !processAlive(p)), 30_000);
-    await waitFor(async () => (await api('get', `/api/v1/schedule-executions/${id}`)).body.steps[0].status === 'Cancelled', 30_000);
+    await waitFor(async () => (await execution(id)).steps[0].status === 'Cancelled', 30_000);
     await new Promise((r) => setTimeout(r, 2_500));
-    const after = (await api('get', `/api/v1/schedule-executions/${id}`)).body;
-    expect(after).toMatchObject({ status: 'Cancelled', completedAt: cancelled.body.completedAt });
-    expect((await api('post', `/api/v1/schedule-executions/${id}/cancel`)).status).toBe(400);
+    const after = await execution(id);
+    expect(after).toMatchObject({ status: 'Cancelled', completedAt: cancelled.data!.completedAt });
+    expect((await cancelExecution(id)).response.status).toBe(400);
   });
 
   it('runs a RunProfile step as an activity on the worker and follows it to its end', async () => {
@@ -142,29 +143,31 @@ describe('two scheduler processes + web + worker (real processes)', () => {
       `INSERT INTO connected_system_run_profile (connected_system_id, name, run_type) VALUES ($1, 'Full sync', 'FullSynchronisation') RETURNING id`,
       [system.id],
     );
-    const created = await api('post', '/api/v1/schedules', {
-      name: 'With a run profile',
-      triggerType: 'Manual',
-      steps: [
-        { stepIndex: 0, stepType: 'RunProfile', name: 'HR sync', connectedSystemId: system.id, runProfileId: profile.id },
-        { stepIndex: 1, stepType: 'Executable', name: 'after', executablePath: 'stamp.sh' },
-      ],
+    const created = await api.POST('/api/v1/schedules', {
+      body: {
+        name: 'With a run profile',
+        triggerType: 'Manual',
+        steps: [
+          { stepIndex: 0, stepType: 'RunProfile', name: 'HR sync', connectedSystemId: system.id, runProfileId: profile.id },
+          { stepIndex: 1, stepType: 'Executable', name: 'after', executablePath: 'stamp.sh' },
+        ],
+      },
     });
-    expect(created.status).toBe(201);
-    const run = await api('post', `/api/v1/schedules/${created.body.id}/run`);
-    const execution = await waitFor(async () => {
-      const body = (await api('get', `/api/v1/schedule-executions/${run.body.id}`)).body;
+    expect(created.response.status).toBe(201);
+    const run = (await runSchedule(created.data!.id)).data!;
+    const finished = await waitFor(async () => {
+      const body = await execution(run.id);
       return ['Completed', 'Failed'].includes(body.status) ? body : null;
     }, 30_000);
     // The worker runs the synchronisation (an empty system: nothing to do), the step follows its activity to the end and the next step runs.
-    const activity = (await api('get', `/api/v1/activities/${execution.steps[0].activityId}`)).body;
+    const activity = (await api.GET('/api/v1/activities/{id}', { params: { path: { id: finished.steps[0].activityId! } } })).data!;
     expect(activity).toMatchObject({
       status: 'Complete',
-      parentActivityId: run.body.id,
+      parentActivityId: run.id,
       targetType: 'ConnectedSystemRunProfile',
       objectsProcessed: 0,
     });
-    expect(execution.steps).toEqual([
+    expect(finished.steps).toEqual([
       expect.objectContaining({
         name: 'HR sync',
         status: 'Completed',
@@ -174,6 +177,6 @@ describe('two scheduler processes + web + worker (real processes)', () => {
       }),
       expect.objectContaining({ name: 'after', status: 'Completed' }),
     ]);
-    expect(execution).toMatchObject({ status: 'Completed' });
+    expect(finished).toMatchObject({ status: 'Completed' });
   });
 });
