@@ -2,7 +2,16 @@ import { DynamicModule, INestApplication, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ApplicationCoreModule, ScheduleExecutionRunner, ScheduleRunnerModule } from '@meridian/application';
 import { AppConfig, closeLogger, createServiceLogger, loadConfig, Logger, NestWinstonLogger, PlatformModule } from '@meridian/platform';
-import { createTestDatabase, createTestEnvironment, TestDatabase, TestEnvironment } from '@meridian/testing';
+import {
+  createTestDatabase,
+  createTestEnvironment,
+  OpenApiValidator,
+  recordResponses,
+  ResponseSample,
+  TestDatabase,
+  TestEnvironment,
+} from '@meridian/testing';
+import { appendFileSync } from 'node:fs';
 import request from 'supertest';
 import { createWebApp } from '../src/bootstrap';
 
@@ -13,7 +22,25 @@ export interface WebHarness {
   db: TestDatabase;
   env: TestEnvironment;
   logger: Logger;
+  /** Responses so far that the served OpenAPI document does not describe; close() fails when there are any. */
+  openApiViolations: string[];
+  /** How many responses have been checked against the document. */
+  openApiChecked: number;
   close(): Promise<void>;
+}
+
+/**
+ * What the document must describe. Everything under /api/v1 is checked against its operation. An
+ * unknown route or method there (404/405) is outside the document by nature: only its error body is
+ * checked. The document itself, the interactive reference and the console are not API operations.
+ * OPTIONS (CORS preflight) and HEAD carry no body worth checking.
+ */
+export function openApiViolationsOf(validator: OpenApiValidator, sample: ResponseSample): string[] {
+  const path = sample.path.split('?')[0];
+  if (!path.startsWith('/api/v1/') || sample.method === 'OPTIONS' || sample.method === 'HEAD') return [];
+  if (!validator.operationFor(sample.method, path) && (sample.status === 404 || sample.status === 405))
+    return validator.validateComponent('ErrorBodyDto', sample.body, `${sample.method} ${path} → ${sample.status}`);
+  return validator.validate(sample);
 }
 
 /**
@@ -26,7 +53,19 @@ export async function startWebApp(overrides: Record<string, string> = {}, option
   const config = loadConfig('web', env.env);
   const logger = createServiceLogger({ service: 'web', logDir: config.logDir, level: config.logLevel, console: false });
   const app = await createWebApp(config, logger);
+  const openApiViolations: string[] = [];
+  const samples: ResponseSample[] = [];
+  recordResponses(app.getHttpServer(), (sample) => samples.push(sample));
   const http = request(app.getHttpServer());
+  const document = (await http.get('/api/openapi.json').expect(200)).body;
+  const validator = new OpenApiValidator(document);
+  let checked = 0;
+  const check = () => {
+    for (const sample of samples.splice(0)) {
+      openApiViolations.push(...openApiViolationsOf(validator, sample));
+      checked++;
+    }
+  };
   const harness: WebHarness = {
     app,
     http,
@@ -34,11 +73,24 @@ export async function startWebApp(overrides: Record<string, string> = {}, option
     db,
     env,
     logger,
+    get openApiViolations() {
+      check();
+      return openApiViolations;
+    },
+    get openApiChecked() {
+      check();
+      return checked;
+    },
     close: async () => {
       await app.close();
       await closeLogger(logger);
       await env.cleanup();
       await db.drop();
+      check();
+      if (openApiViolations.length && process.env.MERIDIAN_OPENAPI_VIOLATIONS_FILE)
+        appendFileSync(process.env.MERIDIAN_OPENAPI_VIOLATIONS_FILE, openApiViolations.map((v) => `${v}\n`).join(''));
+      if (openApiViolations.length)
+        throw new Error(`Responses outside the OpenAPI document:\n${[...new Set(openApiViolations)].join('\n')}`);
     },
   };
   if (options.highRateLimits !== false) {
