@@ -43,9 +43,58 @@ export function openApiViolationsOf(validator: OpenApiValidator, sample: Respons
   return validator.validate(sample);
 }
 
+/** Every response an app sends, checked against the OpenAPI document it serves. */
+export interface OpenApiCheck {
+  /** Violations so far. */
+  readonly violations: string[];
+  /** How many responses have been checked. */
+  readonly checked: number;
+  /** Throws, listing them, when any response so far broke the document. */
+  assertConforms(): void;
+}
+
+/**
+ * Records every response of the app's HTTP server and checks it against the document the app serves
+ * at /api/openapi.json (read once, now). Checking is deferred to when the results are read.
+ */
+export async function checkResponsesAgainstDocument(app: INestApplication): Promise<OpenApiCheck> {
+  const samples: ResponseSample[] = [];
+  recordResponses(app.getHttpServer(), (sample) => samples.push(sample));
+  const document = (await request(app.getHttpServer()).get('/api/openapi.json').expect(200)).body;
+  const validator = new OpenApiValidator(document);
+  const violations: string[] = [];
+  let checked = 0;
+  const drain = () => {
+    for (const sample of samples.splice(0)) {
+      violations.push(...openApiViolationsOf(validator, sample));
+      checked++;
+    }
+  };
+  let reported = 0;
+  return {
+    get violations() {
+      drain();
+      return violations;
+    },
+    get checked() {
+      drain();
+      return checked;
+    },
+    assertConforms() {
+      drain();
+      const fresh = violations.slice(reported);
+      reported = violations.length;
+      if (fresh.length && process.env.MERIDIAN_OPENAPI_VIOLATIONS_FILE)
+        appendFileSync(process.env.MERIDIAN_OPENAPI_VIOLATIONS_FILE, fresh.map((v) => `${v}\n`).join(''));
+      if (violations.length) throw new Error(`Responses outside the OpenAPI document:\n${[...new Set(violations)].join('\n')}`);
+    },
+  };
+}
+
 /**
  * A real web app on a throwaway database and Redis prefix. Rate limits are raised through the API so
- * suites that make many calls are not throttled (the rate-limit test lowers them again).
+ * suites that make many calls are not throttled (the rate-limit test lowers them again). Every
+ * response is checked against the served OpenAPI document; close() fails the spec if one broke it.
  */
 export async function startWebApp(overrides: Record<string, string> = {}, options: { highRateLimits?: boolean } = {}): Promise<WebHarness> {
   const db = await createTestDatabase('web');
@@ -53,19 +102,8 @@ export async function startWebApp(overrides: Record<string, string> = {}, option
   const config = loadConfig('web', env.env);
   const logger = createServiceLogger({ service: 'web', logDir: config.logDir, level: config.logLevel, console: false });
   const app = await createWebApp(config, logger);
-  const openApiViolations: string[] = [];
-  const samples: ResponseSample[] = [];
-  recordResponses(app.getHttpServer(), (sample) => samples.push(sample));
+  const openApi = await checkResponsesAgainstDocument(app);
   const http = request(app.getHttpServer());
-  const document = (await http.get('/api/openapi.json').expect(200)).body;
-  const validator = new OpenApiValidator(document);
-  let checked = 0;
-  const check = () => {
-    for (const sample of samples.splice(0)) {
-      openApiViolations.push(...openApiViolationsOf(validator, sample));
-      checked++;
-    }
-  };
   const harness: WebHarness = {
     app,
     http,
@@ -74,23 +112,17 @@ export async function startWebApp(overrides: Record<string, string> = {}, option
     env,
     logger,
     get openApiViolations() {
-      check();
-      return openApiViolations;
+      return openApi.violations;
     },
     get openApiChecked() {
-      check();
-      return checked;
+      return openApi.checked;
     },
     close: async () => {
       await app.close();
       await closeLogger(logger);
       await env.cleanup();
       await db.drop();
-      check();
-      if (openApiViolations.length && process.env.MERIDIAN_OPENAPI_VIOLATIONS_FILE)
-        appendFileSync(process.env.MERIDIAN_OPENAPI_VIOLATIONS_FILE, openApiViolations.map((v) => `${v}\n`).join(''));
-      if (openApiViolations.length)
-        throw new Error(`Responses outside the OpenAPI document:\n${[...new Set(openApiViolations)].join('\n')}`);
+      openApi.assertConforms();
     },
   };
   if (options.highRateLimits !== false) {
