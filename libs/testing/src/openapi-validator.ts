@@ -27,18 +27,22 @@ interface PathTemplate {
   parameters: number;
 }
 
-/** Turns an OpenAPI 3.0 schema into JSON Schema (draft 7): `nullable`, and `$ref`s into the document. */
-function toJsonSchema(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(toJsonSchema);
+/**
+ * Turns an OpenAPI 3.0 schema into JSON Schema (draft 7): `nullable`, and `$ref`s into the document.
+ * With `closed`, an object schema that lists properties and says nothing of others admits no others.
+ */
+function toJsonSchema(schema: unknown, closed = false): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => toJsonSchema(s, closed));
   if (!schema || typeof schema !== 'object') return schema;
   const out: Json = {};
   for (const [key, value] of Object.entries(schema as Json)) {
     if (key === '$ref' && typeof value === 'string') out.$ref = value.startsWith('#/') ? `${ROOT_ID}${value}` : value;
     else if (key === 'example' || key === 'xml' || key === 'externalDocs' || key === 'discriminator' || key.startsWith('x-')) continue;
     else if (key === 'properties' || key === 'patternProperties')
-      out[key] = Object.fromEntries(Object.entries(value as Json).map(([name, s]) => [name, toJsonSchema(s)]));
-    else out[key] = toJsonSchema(value);
+      out[key] = Object.fromEntries(Object.entries(value as Json).map(([name, s]) => [name, toJsonSchema(s, closed)]));
+    else out[key] = toJsonSchema(value, closed);
   }
+  if (closed && out.properties && out.additionalProperties === undefined && !out.allOf) out.additionalProperties = false;
   // OpenAPI 3.0.3: `nullable` adds null to the values `type` allows; without a type it allows nothing more.
   if (out.nullable === true && out.type !== undefined) {
     out.type = [...[out.type].flat(), 'null'];
@@ -60,11 +64,18 @@ export class OpenApiValidator {
   private readonly templates: PathTemplate[];
   private readonly compiled = new Map<string, ValidateFunction>();
 
-  constructor(readonly document: Json) {
+  /**
+   * `closedObjects`: a response field the schema does not list is a violation (a client generated
+   * from the document would not know it), unless the schema allows additional properties.
+   */
+  constructor(
+    readonly document: Json,
+    private readonly options: { closedObjects?: boolean } = {},
+  ) {
     this.ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
     addFormats(this.ajv);
     for (const format of ['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password']) this.ajv.addFormat(format, true);
-    this.ajv.addSchema({ $id: ROOT_ID, components: toJsonSchema(document.components ?? {}) });
+    this.ajv.addSchema({ $id: ROOT_ID, components: toJsonSchema(document.components ?? {}, options.closedObjects) });
     this.templates = Object.keys(document.paths ?? {})
       .map((template) => {
         const parameters = (template.match(/\{[^}]+\}/g) ?? []).length;
@@ -130,7 +141,7 @@ export class OpenApiValidator {
     const cacheKey = `${sample.method.toLowerCase()} ${found.template} ${sample.status} ${key}`;
     let check = this.compiled.get(cacheKey);
     if (!check) {
-      check = this.ajv.compile(toJsonSchema(schema) as object);
+      check = this.ajv.compile(toJsonSchema(schema, this.options.closedObjects) as object);
       this.compiled.set(cacheKey, check);
     }
     if (!check(sample.body)) {

@@ -88,6 +88,17 @@ describe('OpenApiValidator', () => {
     expect(validator.validate({ ...pem, contentType: 'application/json' })).toEqual([expect.stringContaining('is not documented')]);
   });
 
+  it('with closed objects, refuses a field the schema does not list', () => {
+    expect(get(200, { ...thing, extra: 1 })).toEqual([]);
+    const closed = new OpenApiValidator(document, { closedObjects: true });
+    const sample = { method: 'GET', path: `/api/v1/things/${ID}`, status: 200, contentType: 'application/json' };
+    expect(closed.validate({ ...sample, body: thing })).toEqual([]);
+    expect(closed.validate({ ...sample, body: { ...thing, extra: 1 } })).toEqual([
+      expect.stringContaining('must NOT have additional properties'),
+    ]);
+    expect(closed.validate({ ...sample, body: { ...thing, owner: { name: 'Ada', age: 36 } } }).join()).toContain('body/owner');
+  });
+
   it('checks a value against a named component', () => {
     expect(validator.validateComponent('Error', { code: 'NOT_FOUND' }, 'x')).toEqual([]);
     expect(validator.validateComponent('Error', { message: 'no code' }, 'x')).toEqual([
