@@ -310,6 +310,10 @@ describe('OpenAPI document and reference', () => {
       for (const [at, node] of schemasIn(schema, name)) {
         const key = at.split('.').pop()!;
         if (node.type === 'number' && /(^id$|Id$|Count$|^total|^page|Index$)/.test(key)) problems.push(`${at}: number`);
+        // Ids that are not Meridian's UUIDs: the provider's client id, log error ids, external ids, any target's id.
+        const notUuid = ['clientId', 'errorId', 'targetId', 'externalId', 'secondaryExternalId'];
+        const id = /(^id|Id)(s\[\])?$/.test(key) && !notUuid.includes(key);
+        if (id && node.type === 'string' && node.format !== 'uuid') problems.push(`${at}: string id without format uuid`);
       }
     }
     expect(problems).toEqual([]);
