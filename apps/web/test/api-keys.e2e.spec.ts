@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import request from 'supertest';
 import { createWebApp } from '../src/bootstrap';
 import { expectErrorBody } from '@meridian/testing';
-import { startWebApp, WebHarness } from './harness';
+import { checkResponsesAgainstDocument, startWebApp, WebHarness } from './harness';
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 const SECRET = /^mer_[A-Za-z0-9_-]{43}$/; // 32 random bytes, base64url
@@ -450,12 +450,14 @@ describe('API keys (/api/v1/apikeys)', () => {
       const config = loadConfig('web', { ...h.env.env, MERIDIAN_BOOTSTRAP_API_KEY: bootstrapKey });
       const logger = createServiceLogger({ service: 'web', logDir: config.logDir, level: 'Fatal', console: false });
       const app = await createWebApp(config, logger);
+      const openApi = await checkResponsesAgainstDocument(app);
       return {
         app,
         http: request(app.getHttpServer()),
         close: async () => {
           await app.close();
           await closeLogger(logger);
+          openApi.assertConforms();
         },
       };
     }

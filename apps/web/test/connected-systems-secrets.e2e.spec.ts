@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
 import { AppModule } from '../src/app.module';
+import { setupOpenApi } from '../src/http/openapi';
+import { checkResponsesAgainstDocument, OpenApiCheck } from './harness';
 
 const BASE = '/api/v1/synchronisation/connected-systems';
 const PASSWORD = 'S3cret-Passw0rd-Never-Shown';
@@ -47,6 +49,7 @@ describe('Connected systems: secret settings over HTTP', () => {
   let logger: Logger;
   let app: INestApplication;
   let pg: Client;
+  let openApi: OpenApiCheck;
   const bodies: string[] = [];
 
   const api = async (method: HttpMethod, path: string, body?: unknown) => {
@@ -67,7 +70,9 @@ describe('Connected systems: secret settings over HTTP', () => {
     app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
     app.use(express.json());
     app.useGlobalPipes(createValidationPipe());
+    setupOpenApi(app, config.version);
     await app.init();
+    openApi = await checkResponsesAgainstDocument(app);
     pg = new Client({ connectionString: db.url });
     await pg.connect();
   });
@@ -78,6 +83,7 @@ describe('Connected systems: secret settings over HTTP', () => {
     if (logger) await closeLogger(logger);
     await env?.cleanup();
     await db?.drop();
+    openApi?.assertConforms();
   });
 
   it('never returns, logs or stores a secret in clear, and keeps it when an update omits it', async () => {

@@ -6,7 +6,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createWebApp } from '../src/bootstrap';
 import { createServer, Server } from 'node:net';
-import { startWebApp, WebHarness } from './harness';
+import { checkResponsesAgainstDocument, startWebApp, WebHarness } from './harness';
 
 async function admin(url: string, sql: string): Promise<void> {
   const u = new URL(url);
@@ -91,6 +91,7 @@ describe('readiness', () => {
         config,
         createServiceLogger({ service: 'web', logDir: config.logDir, level: 'Fatal', console: false }),
       );
+      const openApi = await checkResponsesAgainstDocument(app);
       try {
         const res = await request(app.getHttpServer()).get('/api/v1/health/ready').expect(503);
         expect(res.body.checks.migrations).toBe('failed');
@@ -98,6 +99,7 @@ describe('readiness', () => {
       } finally {
         await app.close();
       }
+      openApi.assertConforms();
     } finally {
       await h.env.cleanup();
       await h.db.drop();

@@ -5,3 +5,4 @@ export * from './api-requests';
 export * from './process-alive';
 export * from './error-body';
 export * from './history-seed';
+export * from './openapi-validator';

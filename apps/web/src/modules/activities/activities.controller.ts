@@ -16,6 +16,7 @@ export class ActivitiesController {
     private readonly runStats: ActivityRunStatsQuery,
   ) {}
 
+  @ApiOperation({ summary: 'List activities' })
   @Get()
   @ApiOkResponse({ type: pagedOf(ActivitySummaryDto, 'PagedActivities') })
   @ApiErrors(400)
@@ -23,6 +24,7 @@ export class ActivitiesController {
     return this.activities.list(query);
   }
 
+  @ApiOperation({ summary: 'Get an activity' })
   @Get(':id')
   @ApiOkResponse({ type: ActivityDetailDto })
   @ApiErrors(400, 404)
@@ -43,6 +45,7 @@ export class ActivitiesController {
     return this.runStats.stats(id);
   }
 
+  @ApiOperation({ summary: 'List the execution items of an activity' })
   @Get(':id/items')
   @ApiOkResponse({ type: pagedOf(ExecutionItemDto, 'PagedExecutionItems') })
   @ApiErrors(400, 404)
@@ -50,6 +53,7 @@ export class ActivitiesController {
     return this.activities.items(id, query);
   }
 
+  @ApiOperation({ summary: 'List the child activities of an activity' })
   @Get(':id/children')
   @ApiOkResponse({ type: [ActivitySummaryDto] })
   @ApiErrors(400, 404)

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { ApiKeysService, Initiator } from '@meridian/application';
 import { UuidPipe } from '@meridian/platform';
 import { AdminEndpoint, CurrentInitiator } from '../../http/endpoint.decorators';
@@ -12,12 +12,14 @@ import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto, UpdateApiKeyDto } from '.
 export class ApiKeysController {
   constructor(private readonly keys: ApiKeysService) {}
 
+  @ApiOperation({ summary: 'List API keys' })
   @Get()
   @ApiOkResponse({ type: [ApiKeyDto] })
   list() {
     return this.keys.list();
   }
 
+  @ApiOperation({ summary: 'Create an API key' })
   @Post()
   @ApiCreatedResponse({ type: CreatedApiKeyDto, description: 'The key, with its secret (shown once).' })
   @ApiErrors(400)
@@ -25,6 +27,7 @@ export class ApiKeysController {
     return this.keys.create(body, initiator);
   }
 
+  @ApiOperation({ summary: 'Get an API key' })
   @Get(':id')
   @ApiOkResponse({ type: ApiKeyDto, description: 'The key without its secret.' })
   @ApiErrors(400, 404)
@@ -32,6 +35,7 @@ export class ApiKeysController {
     return this.keys.get(id);
   }
 
+  @ApiOperation({ summary: 'Update an API key' })
   @Put(':id')
   @ApiOkResponse({ type: ApiKeyDto })
   @ApiErrors(400, 404, 409)
@@ -39,6 +43,7 @@ export class ApiKeysController {
     return this.keys.update(id, body, initiator);
   }
 
+  @ApiOperation({ summary: 'Delete an API key' })
   @Delete(':id')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Deleted.' })

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { ADMINISTRATOR_ROLE, DomainError, ErrorCode } from '@meridian/domain';
 import { APP_CONFIG, AppConfig, hasRole, Principal } from '@meridian/platform';
 import { ApiErrors } from '../../http/openapi';
@@ -43,6 +43,7 @@ class UserInfoDto {
 export class AuthController {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
+  @ApiOperation({ summary: 'Get the sign-in configuration' })
   @Get('auth/config')
   @PublicEndpoint()
   @ApiOkResponse({ type: AuthConfigDto, description: 'What an interactive client needs for the authorisation code flow with PKCE.' })
@@ -63,6 +64,7 @@ export class AuthController {
     };
   }
 
+  @ApiOperation({ summary: 'Get the caller' })
   @Get('userinfo')
   @AuthenticatedEndpoint()
   @ApiOkResponse({ type: UserInfoDto })

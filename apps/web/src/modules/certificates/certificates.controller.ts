@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, StreamableFile } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CertificatesService, Initiator } from '@meridian/application';
 import { UuidPipe } from '@meridian/platform';
 import { AdminEndpoint, CurrentInitiator } from '../../http/endpoint.decorators';
@@ -45,7 +45,6 @@ export class CertificatesController {
 
   @Get(':id/pem')
   @ApiOperation({ summary: 'Download the certificate as PEM' })
-  @ApiProduces('application/x-pem-file')
   @ApiOkResponse({ description: 'The certificate, PEM encoded.', content: { 'application/x-pem-file': { schema: { type: 'string' } } } })
   @ApiErrors(400, 404)
   async pem(@Param('id', UuidPipe) id: string): Promise<StreamableFile> {

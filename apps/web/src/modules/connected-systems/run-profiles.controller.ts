@@ -35,6 +35,7 @@ export class RunProfilesController {
     return this.runProfiles.create(systemId, body, initiator);
   }
 
+  @ApiOperation({ summary: 'Get a run profile' })
   @Get(':runProfileId')
   @ApiOkResponse({ type: RunProfileDto })
   @ApiErrors(400, 404)
@@ -55,6 +56,7 @@ export class RunProfilesController {
     return this.runProfiles.update(systemId, id, body, initiator);
   }
 
+  @ApiOperation({ summary: 'Delete a run profile' })
   @Delete(':runProfileId')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Deleted.' })

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { ReadinessService } from '@meridian/application';
 import { APP_CONFIG, AppConfig } from '@meridian/platform';
 import type { Response } from 'express';
@@ -30,6 +30,7 @@ export class HealthController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  @ApiOperation({ summary: 'Check that the service is up' })
   @Get()
   @PublicEndpoint()
   @ApiOkResponse({ type: StatusDto, description: 'The web process is up.' })
@@ -37,6 +38,7 @@ export class HealthController {
     return { status: 'healthy', timestamp: new Date().toISOString() };
   }
 
+  @ApiOperation({ summary: 'Check that the service can take requests' })
   @Get('ready')
   @PublicEndpoint()
   @HttpCode(200)
@@ -53,6 +55,7 @@ export class HealthController {
     };
   }
 
+  @ApiOperation({ summary: 'Check that the process is alive' })
   @Get('live')
   @PublicEndpoint()
   @ApiOkResponse({ type: StatusDto, description: 'The process is alive (no dependency checks).' })
@@ -60,6 +63,7 @@ export class HealthController {
     return { status: 'alive', timestamp: new Date().toISOString() };
   }
 
+  @ApiOperation({ summary: 'Get the product name and version' })
   @Get('version')
   @PublicEndpoint()
   @ApiOkResponse({ type: VersionDto })

@@ -13,7 +13,10 @@ export class LogsController {
   constructor(private readonly logs: LogReaderService) {}
 
   @Get()
-  @ApiOperation({ summary: 'Log entries of one UTC day, newest first, across the services and their rolled files.' })
+  @ApiOperation({
+    summary: 'List the log entries of one day',
+    description: 'Log entries of one UTC day, newest first, across the services and their rolled files.',
+  })
   @ApiOkResponse({ type: [LogEntryDto], description: 'At most `limit` entries after skipping `offset` matches, newest first.' })
   @ApiErrors(400)
   list(@Query() query: LogQueryDto): Promise<LogEntryView[]> {
@@ -21,21 +24,21 @@ export class LogsController {
   }
 
   @Get('files')
-  @ApiOperation({ summary: 'Log files, newest day first.' })
+  @ApiOperation({ summary: 'List log files', description: 'Log files, newest day first.' })
   @ApiOkResponse({ type: [LogFileDto], description: 'Sorted by date descending, then service, then newest roll first.' })
   files(): Promise<LogFileView[]> {
     return this.logs.listFiles();
   }
 
   @Get('levels')
-  @ApiOperation({ summary: 'Log levels in ascending severity, with their short forms.' })
+  @ApiOperation({ summary: 'List log levels', description: 'Log levels in ascending severity, with their short forms.' })
   @ApiOkResponse({ type: [LogLevelDto], description: 'Verbose, Debug, Information, Warning, Error, Fatal.' })
   levels(): LogLevelView[] {
     return this.logs.levels();
   }
 
   @Get('services')
-  @ApiOperation({ summary: 'Services whose logs can be read.' })
+  @ApiOperation({ summary: 'List the services with logs', description: 'Services whose logs can be read.' })
   @ApiOkResponse({
     description: 'web, worker and scheduler.',
     schema: { type: 'array', items: { type: 'string', enum: [...LOG_SERVICES] } },

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Initiator, MetaverseAttributesService } from '@meridian/application';
 import { IntIdPipe } from '@meridian/platform';
 import { AdminEndpoint, CurrentInitiator } from '../../http/endpoint.decorators';
@@ -17,6 +17,7 @@ import {
 export class MetaverseAttributesController {
   constructor(private readonly attributes: MetaverseAttributesService) {}
 
+  @ApiOperation({ summary: 'List metaverse attributes' })
   @Get()
   @ApiOkResponse({ type: [MetaverseAttributeDto], description: 'Attributes by name.' })
   @ApiErrors(400)
@@ -24,6 +25,7 @@ export class MetaverseAttributesController {
     return this.attributes.list(query.objectTypeId);
   }
 
+  @ApiOperation({ summary: 'Get a metaverse attribute' })
   @Get(':id')
   @ApiOkResponse({ type: MetaverseAttributeDto })
   @ApiErrors(400, 404)
@@ -31,6 +33,7 @@ export class MetaverseAttributesController {
     return this.attributes.get(id);
   }
 
+  @ApiOperation({ summary: 'Create a metaverse attribute' })
   @Post()
   @ApiCreatedResponse({ type: MetaverseAttributeDto, description: 'A custom attribute.' })
   @ApiErrors(400)
@@ -38,6 +41,7 @@ export class MetaverseAttributesController {
     return this.attributes.create(body, initiator);
   }
 
+  @ApiOperation({ summary: 'Update a metaverse attribute' })
   @Put(':id')
   @ApiOkResponse({ type: MetaverseAttributeDto })
   @ApiErrors(400, 404)
@@ -45,6 +49,7 @@ export class MetaverseAttributesController {
     return this.attributes.update(id, body, initiator);
   }
 
+  @ApiOperation({ summary: 'Delete a metaverse attribute' })
   @Delete(':id')
   @HttpCode(204)
   @ApiNoContentResponse({

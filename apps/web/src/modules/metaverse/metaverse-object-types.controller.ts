@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Initiator, MetaverseObjectTypesService } from '@meridian/application';
 import { IntIdPipe } from '@meridian/platform';
 import { AdminEndpoint, CurrentInitiator } from '../../http/endpoint.decorators';
@@ -17,12 +17,14 @@ import {
 export class MetaverseObjectTypesController {
   constructor(private readonly types: MetaverseObjectTypesService) {}
 
+  @ApiOperation({ summary: 'List metaverse object types' })
   @Get()
   @ApiOkResponse({ type: [MetaverseObjectTypeDto], description: 'Built-in User and Group, then custom types, in id order.' })
   list() {
     return this.types.list();
   }
 
+  @ApiOperation({ summary: 'Get a metaverse object type' })
   @Get(':id')
   @ApiOkResponse({ type: MetaverseObjectTypeDetailDto, description: 'The object type with its attributes.' })
   @ApiErrors(400, 404)
@@ -30,6 +32,7 @@ export class MetaverseObjectTypesController {
     return this.types.get(id);
   }
 
+  @ApiOperation({ summary: 'Create a metaverse object type' })
   @Post()
   @ApiCreatedResponse({ type: MetaverseObjectTypeDetailDto, description: 'A custom object type.' })
   @ApiErrors(400)
@@ -37,6 +40,7 @@ export class MetaverseObjectTypesController {
     return this.types.create(body, initiator);
   }
 
+  @ApiOperation({ summary: 'Update a metaverse object type' })
   @Put(':id')
   @ApiOkResponse({
     type: MetaverseObjectTypeDetailDto,
@@ -47,6 +51,7 @@ export class MetaverseObjectTypesController {
     return this.types.update(id, body, initiator);
   }
 
+  @ApiOperation({ summary: 'Delete a metaverse object type' })
   @Delete(':id')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Deleted. Custom types only (built-ins: 400), and only without objects and sync rules (409).' })

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Initiator, MetaverseObjectsQuery, MetaverseObjectsWriter } from '@meridian/application';
 import { UuidPipe } from '@meridian/platform';
 import { AdminEndpoint, CurrentInitiator } from '../../http/endpoint.decorators';
@@ -21,6 +21,7 @@ export class MetaverseObjectsController {
     private readonly writer: MetaverseObjectsWriter,
   ) {}
 
+  @ApiOperation({ summary: 'List metaverse objects' })
   @Get()
   @ApiOkResponse({
     type: MetaverseObjectPageDto,
@@ -31,6 +32,7 @@ export class MetaverseObjectsController {
     return this.query.list(query);
   }
 
+  @ApiOperation({ summary: 'Get a metaverse object' })
   @Get(':id')
   @ApiOkResponse({ type: MetaverseObjectDetailDto })
   @ApiErrors(400, 404)
@@ -38,6 +40,7 @@ export class MetaverseObjectsController {
     return this.query.get(id);
   }
 
+  @ApiOperation({ summary: 'Create a metaverse object' })
   @Post()
   @ApiCreatedResponse({
     type: MetaverseObjectDetailDto,
@@ -48,6 +51,7 @@ export class MetaverseObjectsController {
     return this.writer.create(body, initiator);
   }
 
+  @ApiOperation({ summary: 'Update a metaverse object' })
   @Put(':id')
   @ApiOkResponse({
     type: MetaverseObjectDetailDto,
@@ -58,6 +62,7 @@ export class MetaverseObjectsController {
     return this.writer.update(id, body.attributes, initiator);
   }
 
+  @ApiOperation({ summary: 'Delete a metaverse object' })
   @Delete(':id')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Deleted. Internal objects only (Projected: 400); never the last Administrator (409).' })

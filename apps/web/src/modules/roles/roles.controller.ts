@@ -1,5 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiTags,
+  ApiOperation,
+} from '@nestjs/swagger';
 import { Initiator, RolesService } from '@meridian/application';
 import { IntIdPipe, UuidPipe } from '@meridian/platform';
 import { IsUUID } from 'class-validator';
@@ -32,12 +40,14 @@ class AddRoleMemberDto {
 export class RolesController {
   constructor(private readonly roles: RolesService) {}
 
+  @ApiOperation({ summary: 'List roles' })
   @Get()
   @ApiOkResponse({ type: [RoleDto] })
   list() {
     return this.roles.list();
   }
 
+  @ApiOperation({ summary: 'Get a role' })
   @Get(':id')
   @ApiOkResponse({ type: RoleDto })
   @ApiErrors(400, 404)
@@ -45,6 +55,7 @@ export class RolesController {
     return this.roles.get(id);
   }
 
+  @ApiOperation({ summary: 'List the members of a role' })
   @Get(':id/members')
   @ApiOkResponse({ type: [RoleMemberDto] })
   @ApiErrors(400, 404)
@@ -52,6 +63,7 @@ export class RolesController {
     return this.roles.members(id);
   }
 
+  @ApiOperation({ summary: 'Add a member to a role' })
   @Post(':id/members')
   @ApiCreatedResponse({ type: [RoleMemberDto], description: 'The members after the addition (adding a member twice is harmless).' })
   @ApiErrors(400, 404)
@@ -59,6 +71,7 @@ export class RolesController {
     return this.roles.addMember(id, body.metaverseObjectId.toLowerCase(), initiator);
   }
 
+  @ApiOperation({ summary: 'Remove a member from a role' })
   @Delete(':id/members/:metaverseObjectId')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Removed.' })

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Param, Put } from '@nestjs/common';
-import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { SettingValueType } from '@meridian/domain';
 import { Initiator, SettingsService } from '@meridian/application';
 import { Allow } from 'class-validator';
@@ -45,19 +45,22 @@ class UpdateSettingDto {
 export class ServiceSettingsController {
   constructor(private readonly settings: SettingsService) {}
 
+  @ApiOperation({ summary: 'List service settings' })
   @Get()
   @ApiOkResponse({ type: [SettingDto] })
   list() {
     return this.settings.list();
   }
 
+  @ApiOperation({ summary: 'Get a service setting' })
   @Get(':key')
   @ApiOkResponse({ type: SettingDto })
-  @ApiErrors(404)
+  @ApiErrors(400, 404)
   get(@Param('key') key: string) {
     return this.settings.get(key);
   }
 
+  @ApiOperation({ summary: 'Set a service setting' })
   @Put(':key')
   @ApiOkResponse({ type: SettingDto, description: 'The setting after the change; the change is recorded as an activity.' })
   @ApiErrors(400, 404)
@@ -65,6 +68,7 @@ export class ServiceSettingsController {
     return this.settings.set(key, body.value, initiator);
   }
 
+  @ApiOperation({ summary: 'Revert a service setting to its default' })
   @Delete(':key')
   @ApiOkResponse({ type: SettingDto, description: 'Reverted to the default; recorded as an activity.' })
   @ApiErrors(400, 404)

@@ -42,7 +42,7 @@ export class SyncRuleMappingsController {
   }
 
   @Put(':mappingId')
-  @ApiOperation({ summary: 'Update an attribute mapping (partial; sources, when given, replace every source)' })
+  @ApiOperation({ summary: 'Update an attribute mapping (partial)', description: 'Sources, when given, replace every source.' })
   @ApiOkResponse({ type: MappingDto })
   @ApiErrors(400, 404)
   update(

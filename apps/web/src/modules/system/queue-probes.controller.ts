@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { Initiator, QueueProbesService } from '@meridian/application';
 import { UuidPipe } from '@meridian/platform';
 import { AdminEndpoint, CurrentInitiator } from '../../http/endpoint.decorators';
@@ -22,6 +22,7 @@ class QueueProbeDto {
 export class QueueProbesController {
   constructor(private readonly probes: QueueProbesService) {}
 
+  @ApiOperation({ summary: 'Start a queue probe' })
   @Post()
   @HttpCode(202)
   @ApiAcceptedResponse({ type: QueueProbeDto, description: 'Queued; poll GET until status is Processed.' })
@@ -30,6 +31,7 @@ export class QueueProbesController {
     return this.probes.start(initiator);
   }
 
+  @ApiOperation({ summary: 'Get a queue probe' })
   @Get(':id')
   @ApiOkResponse({ type: QueueProbeDto })
   @ApiErrors(400, 404)

@@ -189,7 +189,11 @@ export class ConnectedSystemDeletionPreviewDto {
     description: 'Metaverse object types whose deletion rule names this system as a trigger (the system is removed from them).',
   })
   deletionRuleObjectTypes: string[];
-  @ApiProperty({ type: [String], description: 'Run-profile activities of the system in progress; deletion waits for them.' })
+  @ApiProperty({
+    type: [String],
+    format: 'uuid',
+    description: 'Run-profile activities of the system in progress; deletion waits for them.',
+  })
   activeRunActivityIds: string[];
   @ApiProperty({ example: 1000, description: 'Systems with at most this many connector space objects are deleted immediately.' })
   immediateDeletionMaxObjects: number;

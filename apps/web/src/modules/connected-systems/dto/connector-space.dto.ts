@@ -100,6 +100,7 @@ export class PendingExportAttributeChangeDto {
   @ApiPropertyOptional({
     nullable: true,
     type: [String],
+    format: 'uuid',
     description: "Reference values still given as metaverse object ids; resolved to the target's identifiers at export time.",
   })
   metaverseObjectIds: string[] | null;

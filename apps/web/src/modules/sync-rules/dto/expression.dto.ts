@@ -62,12 +62,17 @@ export class ExpressionEvaluationErrorDto {
   @ApiProperty({ description: 'The source text of the operator or call that failed.' }) token: string;
 }
 
+/** A scalar an expression can produce, as JSON (null only through the text branch, so exactly one branch matches). */
+const EXPRESSION_SCALAR = [{ type: 'string', nullable: true }, { type: 'number' }, { type: 'boolean' }];
+
 export class TestExpressionResultDto {
-  @ApiPropertyOptional({
-    nullable: true,
-    description: 'The result as JSON: dates as ISO 8601 text, lists as arrays; null when evaluation failed (or the result is null).',
+  @ApiProperty({
+    oneOf: [...EXPRESSION_SCALAR, { type: 'array', items: { oneOf: EXPRESSION_SCALAR } }],
+    description:
+      'The result as JSON: text, a number, true/false, dates as ISO 8601 text, lists as arrays of those; ' +
+      'null when evaluation failed (or the result is null).',
   })
-  result: unknown;
+  result: string | number | boolean | Array<string | number | boolean | null> | null;
 
   @ApiPropertyOptional({
     nullable: true,
