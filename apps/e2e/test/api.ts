@@ -1,9 +1,45 @@
-import { createMeridianClient, MeridianClient } from '@meridian/api-client';
+import { createMeridianClient, MeridianClient, Middleware } from '@meridian/api-client';
+import { OpenApiValidator } from '@meridian/testing';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /**
- * The API client of the end-to-end tests: every call to a web process goes through one made here, so a
- * check of every answer (against the OpenAPI document, say) can be attached in one place.
+ * The document the client was generated from; apps/web's drift test keeps it equal to the one the web
+ * process serves, so checking answers against it checks them against the served document.
+ */
+const validator = new OpenApiValidator(
+  JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'libs', 'api-client', 'openapi.json'), 'utf8')),
+  {
+    closedObjects: true,
+  },
+);
+const violations: string[] = [];
+
+/** Every answer a process gives to an API call is checked against the document. */
+const conformance: Middleware = {
+  async onResponse({ request, response }) {
+    const url = new URL(request.url);
+    if (!url.pathname.startsWith('/api/v1/')) return undefined;
+    const contentType = response.headers.get('content-type') ?? undefined;
+    const text = await response.clone().text();
+    let body: unknown = text === '' ? undefined : text;
+    if (text !== '' && /json/.test(contentType ?? '')) body = JSON.parse(text);
+    const headers = Object.fromEntries([...response.headers.entries()]);
+    violations.push(
+      ...validator.validate({ method: request.method, path: url.pathname, status: response.status, contentType, headers, body }),
+    );
+    return undefined;
+  },
+};
+
+afterAll(() => {
+  if (violations.length) throw new Error(`Responses outside the OpenAPI document:\n${[...new Set(violations)].join('\n')}`);
+});
+
+/**
+ * The API client of the end-to-end tests: every call to a web process goes through one made here, and
+ * every answer is checked against the OpenAPI document (a spec fails when one broke it).
  */
 export function apiClient(baseUrl: string, apiKey: string): MeridianClient {
-  return createMeridianClient({ baseUrl, apiKey });
+  return createMeridianClient({ baseUrl, apiKey, middleware: [conformance] });
 }

@@ -7,6 +7,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** List activities */
     get: operations['ActivitiesController_list'];
     put?: never;
     post?: never;
@@ -23,6 +24,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** Get an activity */
     get: operations['ActivitiesController_get'];
     put?: never;
     post?: never;
@@ -59,6 +61,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** List the child activities of an activity */
     get: operations['ActivitiesController_children'];
     put?: never;
     post?: never;
@@ -75,6 +78,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** List the execution items of an activity */
     get: operations['ActivitiesController_items'];
     put?: never;
     post?: never;
@@ -111,8 +115,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** List API keys */
     get: operations['ApiKeysController_list'];
     put?: never;
+    /** Create an API key */
     post: operations['ApiKeysController_create'];
     delete?: never;
     options?: never;
@@ -127,9 +133,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** Get an API key */
     get: operations['ApiKeysController_get'];
+    /** Update an API key */
     put: operations['ApiKeysController_update'];
     post?: never;
+    /** Delete an API key */
     delete: operations['ApiKeysController_remove'];
     options?: never;
     head?: never;
@@ -143,6 +152,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** Get the sign-in configuration */
     get: operations['AuthController_authConfig'];
     put?: never;
     post?: never;
@@ -225,6 +235,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** Check that the service is up */
     get: operations['HealthController_health'];
     put?: never;
     post?: never;
@@ -241,6 +252,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** Check that the process is alive */
     get: operations['HealthController_live'];
     put?: never;
     post?: never;
@@ -257,6 +269,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** Check that the service can take requests */
     get: operations['HealthController_ready'];
     put?: never;
     post?: never;
@@ -273,6 +286,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** Get the product name and version */
     get: operations['HealthController_version'];
     put?: never;
     post?: never;
@@ -369,7 +383,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Log entries of one UTC day, newest first, across the services and their rolled files. */
+    /**
+     * List the log entries of one day
+     * @description Log entries of one UTC day, newest first, across the services and their rolled files.
+     */
     get: operations['LogsController_list'];
     put?: never;
     post?: never;
@@ -386,7 +403,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Log files, newest day first. */
+    /**
+     * List log files
+     * @description Log files, newest day first.
+     */
     get: operations['LogsController_files'];
     put?: never;
     post?: never;
@@ -403,7 +423,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Log levels in ascending severity, with their short forms. */
+    /**
+     * List log levels
+     * @description Log levels in ascending severity, with their short forms.
+     */
     get: operations['LogsController_levels'];
     put?: never;
     post?: never;
@@ -420,7 +443,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Services whose logs can be read. */
+    /**
+     * List the services with logs
+     * @description Services whose logs can be read.
+     */
     get: operations['LogsController_services'];
     put?: never;
     post?: never;
@@ -437,8 +463,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** List metaverse attributes */
     get: operations['MetaverseAttributesController_list'];
     put?: never;
+    /** Create a metaverse attribute */
     post: operations['MetaverseAttributesController_create'];
     delete?: never;
     options?: never;
@@ -453,9 +481,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** Get a metaverse attribute */
     get: operations['MetaverseAttributesController_get'];
+    /** Update a metaverse attribute */
     put: operations['MetaverseAttributesController_update'];
     post?: never;
+    /** Delete a metaverse attribute */
     delete: operations['MetaverseAttributesController_remove'];
     options?: never;
     head?: never;
@@ -469,8 +500,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** List metaverse object types */
     get: operations['MetaverseObjectTypesController_list'];
     put?: never;
+    /** Create a metaverse object type */
     post: operations['MetaverseObjectTypesController_create'];
     delete?: never;
     options?: never;
@@ -485,9 +518,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** Get a metaverse object type */
     get: operations['MetaverseObjectTypesController_get'];
+    /** Update a metaverse object type */
     put: operations['MetaverseObjectTypesController_update'];
     post?: never;
+    /** Delete a metaverse object type */
     delete: operations['MetaverseObjectTypesController_remove'];
     options?: never;
     head?: never;
@@ -501,8 +537,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** List metaverse objects */
     get: operations['MetaverseObjectsController_list'];
     put?: never;
+    /** Create a metaverse object */
     post: operations['MetaverseObjectsController_create'];
     delete?: never;
     options?: never;
@@ -517,9 +555,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** Get a metaverse object */
     get: operations['MetaverseObjectsController_get'];
+    /** Update a metaverse object */
     put: operations['MetaverseObjectsController_update'];
     post?: never;
+    /** Delete a metaverse object */
     delete: operations['MetaverseObjectsController_remove'];
     options?: never;
     head?: never;
@@ -613,6 +654,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** List roles */
     get: operations['RolesController_list'];
     put?: never;
     post?: never;
@@ -629,6 +671,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** Get a role */
     get: operations['RolesController_get'];
     put?: never;
     post?: never;
@@ -645,8 +688,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** List the members of a role */
     get: operations['RolesController_members'];
     put?: never;
+    /** Add a member to a role */
     post: operations['RolesController_add'];
     delete?: never;
     options?: never;
@@ -664,6 +709,7 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
+    /** Remove a member from a role */
     delete: operations['RolesController_remove'];
     options?: never;
     head?: never;
@@ -863,6 +909,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** List service settings */
     get: operations['ServiceSettingsController_list'];
     put?: never;
     post?: never;
@@ -879,9 +926,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** Get a service setting */
     get: operations['ServiceSettingsController_get'];
+    /** Set a service setting */
     put: operations['ServiceSettingsController_set'];
     post?: never;
+    /** Revert a service setting to its default */
     delete: operations['ServiceSettingsController_revert'];
     options?: never;
     head?: never;
@@ -1169,10 +1219,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** Get a run profile */
     get: operations['RunProfilesController_get'];
     /** Update a run profile (partial) */
     put: operations['RunProfilesController_update'];
     post?: never;
+    /** Delete a run profile */
     delete: operations['RunProfilesController_remove'];
     options?: never;
     head?: never;
@@ -1393,7 +1445,10 @@ export interface paths {
     };
     /** Get an attribute mapping */
     get: operations['SyncRuleMappingsController_get'];
-    /** Update an attribute mapping (partial; sources, when given, replace every source) */
+    /**
+     * Update an attribute mapping (partial)
+     * @description Sources, when given, replace every source.
+     */
     put: operations['SyncRuleMappingsController_update'];
     post?: never;
     /** Delete an attribute mapping */
@@ -1491,6 +1546,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
+    /** Start a queue probe */
     post: operations['QueueProbesController_start'];
     delete?: never;
     options?: never;
@@ -1505,6 +1561,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** Get a queue probe */
     get: operations['QueueProbesController_get'];
     put?: never;
     post?: never;
@@ -1521,6 +1578,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** Get the caller */
     get: operations['AuthController_userInfo'];
     put?: never;
     post?: never;
@@ -1765,6 +1823,16 @@ export interface components {
       usePkce: boolean;
       /** @example S256 */
       codeChallengeMethod: string;
+      /**
+       * @description The audience access tokens must carry (the first value of OIDC_AUDIENCE; the client id unless a distinct API audience is configured).
+       * @example api://meridian
+       */
+      audience: string;
+      /**
+       * @description The resource indicator (RFC 8707) to send with the authorisation and token requests, when the audience is distinct from the client id; null otherwise.
+       * @example api://meridian
+       */
+      resource?: string | null;
     };
     BulkAttributeErrorDto: {
       attributeId: number;
@@ -1927,7 +1995,7 @@ export interface components {
       /** Format: date-time */
       lastSchemaImport?: string | null;
       /** @description What the connector can do with these settings; null if the connector is not available. */
-      capabilities?: components['schemas']['ConnectorCapabilitiesDto'] | null;
+      capabilities?: components['schemas']['ConnectorCapabilitiesDto'] | (never | null);
       /**
        * Format: uuid
        * @description Set while the system is queued for deletion: the deletion activity. The system can then no longer be changed or run.
@@ -1998,7 +2066,7 @@ export interface components {
        * @description Value used when the setting is not given; null when there is none.
        * @example ,
        */
-      defaultValue?: (string | number | boolean) | null;
+      defaultValue?: (string | null) | number | boolean;
       /**
        * @description Allowed values of an Enum setting (matched ignoring case).
        * @example [
@@ -2093,7 +2161,7 @@ export interface components {
       attributeValues: components['schemas']['ConnectorSpaceAttributeValuesDto'][];
       /** @description null until references have been resolved after an import. */
       resolvedReferences?: components['schemas']['ConnectorSpaceResolvedReferenceDto'][] | null;
-      metaverseObject?: components['schemas']['JoinedMetaverseObjectDto'] | null;
+      metaverseObject?: components['schemas']['JoinedMetaverseObjectDto'] | (never | null);
       /** @description Oldest first. */
       pendingExports: components['schemas']['PendingExportDto'][];
     };
@@ -2177,7 +2245,7 @@ export interface components {
        *     }
        */
       settings?: {
-        [key: string]: (string | number | boolean) | null;
+        [key: string]: (string | null) | number | boolean;
       };
       /**
        * @description What an import does with a reference value it cannot resolve.
@@ -2593,8 +2661,8 @@ export interface components {
         | 'SERVICE_UNAVAILABLE'
         | 'INTERNAL_ERROR';
       message: string;
-      /** @description Extra information about the error. */
-      details?: Record<string, unknown>;
+      /** @description Extra information about the error: any JSON value, its shape depends on the code (e.g. the conflicting ids of a CONFLICT). */
+      details?: unknown;
       /** @description Field name → messages. */
       validationErrors?: {
         [key: string]: string[];
@@ -3587,22 +3655,19 @@ export interface components {
        * @example Sales
        */
       value?:
-        | (
-            | string
-            | number
-            | boolean
-            | {
-                relative: {
-                  /** @example 30 */
-                  amount: number;
-                  /** @enum {string} */
-                  unit: 'Minutes' | 'Hours' | 'Days' | 'Weeks' | 'Months' | 'Years';
-                  /** @enum {string} */
-                  direction: 'Ago' | 'FromNow';
-                };
-              }
-          )
-        | null;
+        | (string | null)
+        | number
+        | boolean
+        | {
+            relative: {
+              /** @example 30 */
+              amount: number;
+              /** @enum {string} */
+              unit: 'Minutes' | 'Hours' | 'Days' | 'Weeks' | 'Months' | 'Years';
+              /** @enum {string} */
+              direction: 'Ago' | 'FromNow';
+            };
+          };
       /**
        * @description Text attributes only: compare respecting case (default: ignoring case).
        * @default false
@@ -3647,7 +3712,7 @@ export interface components {
       /** @example 1000 */
       defaultValue: string | number | boolean;
       /** @description The administrator's value; null when the default applies. */
-      value?: (string | number | boolean) | null;
+      value?: (string | null) | number | boolean;
       /** @description The value in force. */
       effectiveValue: string | number | boolean;
       /** @description Reflects the environment; PUT and DELETE are refused. */
@@ -3788,8 +3853,8 @@ export interface components {
       now?: string;
     };
     TestExpressionResultDto: {
-      /** @description The result as JSON: dates as ISO 8601 text, lists as arrays; null when evaluation failed (or the result is null). */
-      result?: Record<string, unknown> | null;
+      /** @description The result as JSON: text, a number, true/false, dates as ISO 8601 text, lists as arrays of those; null when evaluation failed (or the result is null). */
+      result: (string | null) | number | boolean | ((string | null) | number | boolean)[];
       /**
        * @description Null when evaluation failed.
        * @enum {string|null}
@@ -3809,7 +3874,7 @@ export interface components {
       /** @description False when the result depends on the clock or randomness. */
       deterministic: boolean;
       /** @description Set when evaluation failed (the expression compiled but could not be evaluated with these values). */
-      error?: components['schemas']['ExpressionEvaluationErrorDto'] | null;
+      error?: components['schemas']['ExpressionEvaluationErrorDto'] | (never | null);
     };
     UpdateApiKeyDto: {
       name?: string;
@@ -3840,7 +3905,7 @@ export interface components {
       connectorType?: string;
       /** @description Connector settings by name (see GET /api/v1/synchronisation/connectors for each connector's schema), validated against the connector's settings schema; an invalid or unknown setting is a 400 VALIDATION_ERROR naming `settings.<name>`. Secret settings (e.g. passwords) are encrypted at rest and never returned. Partial: settings not named keep their value. A secret that is omitted (or sent as "") keeps its stored value; a secret sent as null is cleared (refused when the setting is required). */
       settings?: {
-        [key: string]: (string | number | boolean) | null;
+        [key: string]: (string | null) | number | boolean;
       };
       /** @enum {string} */
       unresolvedReferenceHandling?: 'Error' | 'Warn' | 'Ignore';
@@ -4130,7 +4195,7 @@ export interface operations {
           'application/json': components['schemas']['PagedActivities'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4157,9 +4222,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4169,6 +4236,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4196,7 +4274,7 @@ export interface operations {
           'application/json': components['schemas']['ActivityDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4232,9 +4310,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4244,6 +4324,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4271,7 +4362,7 @@ export interface operations {
           'application/json': components['schemas']['ActivityDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4307,9 +4398,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4319,6 +4430,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4346,7 +4468,7 @@ export interface operations {
           'application/json': components['schemas']['ActivitySummaryDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4382,9 +4504,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4394,6 +4518,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4425,7 +4560,7 @@ export interface operations {
           'application/json': components['schemas']['PagedExecutionItems'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4461,9 +4596,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4473,6 +4610,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4500,7 +4648,7 @@ export interface operations {
           'application/json': components['schemas']['ActivityRunStatsDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4536,9 +4684,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4548,6 +4698,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4591,9 +4752,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4603,6 +4766,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4633,7 +4807,7 @@ export interface operations {
           'application/json': components['schemas']['CreatedApiKeyDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4660,9 +4834,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4672,6 +4866,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4700,7 +4905,7 @@ export interface operations {
           'application/json': components['schemas']['ApiKeyDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4736,9 +4941,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4748,6 +4955,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4779,7 +4997,7 @@ export interface operations {
           'application/json': components['schemas']['ApiKeyDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4824,9 +5042,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4836,6 +5074,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4862,7 +5111,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4907,9 +5156,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4919,6 +5170,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4945,9 +5207,11 @@ export interface operations {
           'application/json': components['schemas']['AuthConfigDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -4963,9 +5227,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description A dependency is unavailable (SERVICE_UNAVAILABLE). */
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
       503: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5009,9 +5275,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5021,6 +5289,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5050,7 +5329,7 @@ export interface operations {
           'application/json': components['schemas']['CertificateDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5086,9 +5365,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5098,6 +5397,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5125,7 +5435,7 @@ export interface operations {
           'application/json': components['schemas']['CertificateDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5161,9 +5471,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5173,6 +5485,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5199,7 +5522,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5235,9 +5558,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5247,6 +5572,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5277,7 +5613,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5313,9 +5649,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5325,6 +5681,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5353,13 +5720,13 @@ export interface operations {
           'application/x-pem-file': string;
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/x-pem-file': components['schemas']['ErrorBodyDto'];
+          'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
       /** @description Missing, invalid, expired or disabled credentials (UNAUTHORISED). */
@@ -5386,16 +5753,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/x-pem-file': components['schemas']['ErrorBodyDto'];
+          'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
-          'application/x-pem-file': components['schemas']['ErrorBodyDto'];
+          'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
@@ -5404,7 +5773,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/x-pem-file': components['schemas']['ErrorBodyDto'];
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
     };
@@ -5514,6 +5894,15 @@ export interface operations {
           'application/json': components['schemas']['HistoryCleanupResultDto'];
         };
       };
+      /** @description The body is not valid JSON (BAD_REQUEST). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
       /** @description Missing, invalid, expired or disabled credentials (UNAUTHORISED). */
       401: {
         headers: {
@@ -5532,9 +5921,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5544,6 +5953,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5571,7 +5991,7 @@ export interface operations {
           'application/json': components['schemas']['ChangeRecordCountDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5607,9 +6027,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5619,6 +6041,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5656,7 +6089,7 @@ export interface operations {
           'application/json': components['schemas']['DeletedCsoPage'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5683,9 +6116,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5695,6 +6130,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5732,7 +6178,7 @@ export interface operations {
           'application/json': components['schemas']['DeletedMvoPage'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5759,9 +6205,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5771,6 +6219,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5810,7 +6269,7 @@ export interface operations {
           'application/json': components['schemas']['LogEntryDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5837,9 +6296,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5849,6 +6310,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5893,9 +6365,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5905,6 +6379,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5949,9 +6434,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -5961,6 +6448,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6005,9 +6503,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6017,6 +6517,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6046,7 +6557,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseAttributeDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6073,9 +6584,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6085,6 +6598,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6115,7 +6639,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseAttributeDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6142,9 +6666,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6154,6 +6698,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6181,7 +6736,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseAttributeDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6217,9 +6772,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6229,6 +6786,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6260,7 +6828,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseAttributeDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6296,9 +6864,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6308,6 +6896,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6334,7 +6933,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6379,9 +6978,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6391,6 +6992,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6435,9 +7047,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6447,6 +7061,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6477,7 +7102,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseObjectTypeDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6504,9 +7129,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6516,6 +7161,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6544,7 +7200,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseObjectTypeDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6580,9 +7236,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6592,6 +7250,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6624,7 +7293,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseObjectTypeDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6660,9 +7329,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6672,6 +7361,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6698,7 +7398,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6743,9 +7443,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6755,6 +7457,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6795,7 +7508,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseObjectPageDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6822,9 +7535,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6834,6 +7549,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6864,7 +7590,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseObjectDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6891,9 +7617,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6903,6 +7649,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6930,7 +7687,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseObjectDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6966,9 +7723,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -6978,6 +7737,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7010,7 +7780,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseObjectDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7046,9 +7816,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7058,6 +7848,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7084,7 +7885,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7129,9 +7930,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7141,6 +7944,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7173,7 +7987,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseObjectChangePage'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7209,9 +8023,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7221,6 +8037,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7252,7 +8079,7 @@ export interface operations {
           'application/json': components['schemas']['PendingDeletionPage'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7279,9 +8106,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7291,6 +8120,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7319,7 +8159,7 @@ export interface operations {
           'application/json': number;
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7346,9 +8186,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7358,6 +8200,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7401,9 +8254,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7413,6 +8268,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7456,9 +8322,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7468,6 +8336,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7495,7 +8374,7 @@ export interface operations {
           'application/json': components['schemas']['RoleDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7531,9 +8410,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7543,6 +8424,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7570,7 +8462,7 @@ export interface operations {
           'application/json': components['schemas']['RoleMemberDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7606,9 +8498,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7618,6 +8512,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7650,7 +8555,7 @@ export interface operations {
           'application/json': components['schemas']['RoleMemberDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7686,9 +8591,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7698,6 +8623,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7725,7 +8661,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7770,9 +8706,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7782,6 +8720,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7816,7 +8765,7 @@ export interface operations {
           'application/json': components['schemas']['ScheduleExecutionPage'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7843,9 +8792,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7855,6 +8806,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7898,9 +8860,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7910,6 +8874,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7937,7 +8912,7 @@ export interface operations {
           'application/json': components['schemas']['ExecutionDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7973,9 +8948,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -7985,6 +8962,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8012,7 +9000,7 @@ export interface operations {
           'application/json': components['schemas']['ExecutionDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8048,9 +9036,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8060,6 +9068,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8089,7 +9108,7 @@ export interface operations {
           'application/json': components['schemas']['SchedulePage'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8116,9 +9135,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8128,6 +9149,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8157,7 +9189,7 @@ export interface operations {
           'application/json': components['schemas']['ScheduleDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8193,9 +9225,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8205,6 +9257,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8232,7 +9295,7 @@ export interface operations {
           'application/json': components['schemas']['ScheduleDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8268,9 +9331,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8280,6 +9345,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8311,7 +9387,7 @@ export interface operations {
           'application/json': components['schemas']['ScheduleDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8356,9 +9432,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8368,6 +9464,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8394,7 +9501,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8439,9 +9546,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8451,6 +9560,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8478,7 +9598,7 @@ export interface operations {
           'application/json': components['schemas']['ScheduleDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8514,9 +9634,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8526,6 +9666,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8553,7 +9704,7 @@ export interface operations {
           'application/json': components['schemas']['ScheduleDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8589,9 +9740,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8601,6 +9772,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8628,7 +9810,7 @@ export interface operations {
           'application/json': components['schemas']['ExecutionDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8664,9 +9846,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8676,6 +9878,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8719,9 +9932,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8731,6 +9946,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8756,6 +9982,15 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['SettingDto'];
+        };
+      };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
       /** @description Missing, invalid, expired or disabled credentials (UNAUTHORISED). */
@@ -8785,9 +10020,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8797,6 +10034,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8829,7 +10077,7 @@ export interface operations {
           'application/json': components['schemas']['SettingDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8865,9 +10113,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8877,6 +10145,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8905,7 +10184,7 @@ export interface operations {
           'application/json': components['schemas']['SettingDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8941,9 +10220,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8953,6 +10234,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -8983,7 +10275,7 @@ export interface operations {
           'application/json': components['schemas']['AttributePriorityDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9010,9 +10302,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9022,6 +10316,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9051,7 +10356,7 @@ export interface operations {
           'application/json': components['schemas']['AttributePriorityDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9078,9 +10383,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9090,6 +10415,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9133,9 +10469,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9145,6 +10483,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9174,7 +10523,7 @@ export interface operations {
           'application/json': components['schemas']['ConnectedSystemDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9210,9 +10559,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9222,6 +10591,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9249,7 +10629,7 @@ export interface operations {
           'application/json': components['schemas']['ConnectedSystemDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9285,9 +10665,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9297,6 +10679,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9328,7 +10721,7 @@ export interface operations {
           'application/json': components['schemas']['ConnectedSystemDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9373,9 +10766,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9385,6 +10798,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9425,7 +10849,7 @@ export interface operations {
           'application/json': components['schemas']['ConnectedSystemDeletionResultDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9461,9 +10885,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9479,9 +10905,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description A dependency is unavailable (SERVICE_UNAVAILABLE). */
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
       503: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9520,7 +10948,7 @@ export interface operations {
           'application/json': components['schemas']['ConnectorSpacePageDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9556,9 +10984,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9568,6 +10998,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9596,7 +11037,7 @@ export interface operations {
           'application/json': components['schemas']['ConnectorSpaceObjectDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9632,9 +11073,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9644,6 +11087,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9677,7 +11131,7 @@ export interface operations {
           'application/json': components['schemas']['ConnectorSpaceObjectChangePage'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9713,9 +11167,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9725,6 +11181,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9752,7 +11219,7 @@ export interface operations {
           'application/json': components['schemas']['ConnectedSystemDeletionPreviewDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9788,9 +11255,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9800,6 +11269,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9827,7 +11307,7 @@ export interface operations {
           'application/json': components['schemas']['CsObjectTypeDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9863,9 +11343,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9875,6 +11357,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9907,7 +11400,7 @@ export interface operations {
           'application/json': components['schemas']['CsObjectTypeDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9952,9 +11445,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9964,6 +11477,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -9996,7 +11520,7 @@ export interface operations {
           'application/json': components['schemas']['BulkAttributeUpdateResultDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10041,9 +11565,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10053,6 +11597,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10086,7 +11641,7 @@ export interface operations {
           'application/json': components['schemas']['CsAttributeDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10131,9 +11686,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10143,6 +11718,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10176,7 +11762,7 @@ export interface operations {
           'application/json': components['schemas']['PendingExportPageDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10212,9 +11798,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10224,6 +11812,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10251,7 +11850,7 @@ export interface operations {
           'application/json': components['schemas']['RunProfileDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10287,9 +11886,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10299,6 +11900,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10330,7 +11942,7 @@ export interface operations {
           'application/json': components['schemas']['RunProfileDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10375,9 +11987,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10387,6 +12019,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10415,7 +12058,7 @@ export interface operations {
           'application/json': components['schemas']['RunProfileDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10451,9 +12094,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10463,6 +12108,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10495,7 +12151,7 @@ export interface operations {
           'application/json': components['schemas']['RunProfileDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10540,9 +12196,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10552,6 +12228,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10579,7 +12266,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10624,9 +12311,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10636,6 +12325,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10664,7 +12364,7 @@ export interface operations {
           'application/json': components['schemas']['RunProfileExecutionDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10709,9 +12409,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10727,9 +12447,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description A dependency is unavailable (SERVICE_UNAVAILABLE). */
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
       503: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10757,7 +12479,7 @@ export interface operations {
           'application/json': components['schemas']['SchemaImportResultDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10802,9 +12524,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10814,6 +12556,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10841,7 +12594,7 @@ export interface operations {
           'application/json': components['schemas']['TestConnectionResultDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10877,9 +12630,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10889,6 +12662,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10932,9 +12716,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10944,6 +12730,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -10999,9 +12796,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11011,6 +12810,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11054,9 +12864,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11066,6 +12878,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11100,7 +12923,7 @@ export interface operations {
           'application/json': components['schemas']['SyncRulePage'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11127,9 +12950,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11139,6 +12964,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11168,7 +13004,7 @@ export interface operations {
           'application/json': components['schemas']['SyncRuleDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11204,9 +13040,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11216,6 +13072,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11243,7 +13110,7 @@ export interface operations {
           'application/json': components['schemas']['SyncRuleDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11279,9 +13146,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11291,6 +13160,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11322,7 +13202,7 @@ export interface operations {
           'application/json': components['schemas']['SyncRuleDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11367,9 +13247,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11379,6 +13279,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11405,7 +13316,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11441,9 +13352,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11453,6 +13366,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11480,7 +13404,7 @@ export interface operations {
           'application/json': components['schemas']['ScopingCriteriaDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11516,9 +13440,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11528,6 +13454,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11559,7 +13496,7 @@ export interface operations {
           'application/json': components['schemas']['ScopingCriteriaDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11595,9 +13532,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11607,6 +13564,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11634,7 +13602,7 @@ export interface operations {
           'application/json': components['schemas']['MappingDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11670,9 +13638,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11682,6 +13652,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11713,7 +13694,7 @@ export interface operations {
           'application/json': components['schemas']['MappingDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11749,9 +13730,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11761,6 +13762,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11789,7 +13801,7 @@ export interface operations {
           'application/json': components['schemas']['MappingDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11825,9 +13837,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11837,6 +13851,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11869,7 +13894,7 @@ export interface operations {
           'application/json': components['schemas']['MappingDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11905,9 +13930,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11917,6 +13962,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11944,7 +14000,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11980,9 +14036,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -11992,6 +14050,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -12019,7 +14088,7 @@ export interface operations {
           'application/json': components['schemas']['MatchingRuleDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12055,9 +14124,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -12067,6 +14138,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -12098,7 +14180,7 @@ export interface operations {
           'application/json': components['schemas']['MatchingRuleDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12134,9 +14216,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -12146,6 +14248,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -12177,7 +14290,7 @@ export interface operations {
           'application/json': components['schemas']['MatchingRuleDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12213,9 +14326,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -12225,6 +14358,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -12257,7 +14401,7 @@ export interface operations {
           'application/json': components['schemas']['MatchingRuleDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12293,9 +14437,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -12305,6 +14469,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -12332,7 +14507,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12368,9 +14543,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -12380,6 +14557,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -12409,7 +14597,7 @@ export interface operations {
           'application/json': components['schemas']['TestExpressionResultDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12436,9 +14624,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -12448,6 +14656,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -12474,6 +14693,15 @@ export interface operations {
           'application/json': components['schemas']['QueueProbeDto'];
         };
       };
+      /** @description The body is not valid JSON (BAD_REQUEST). */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
       /** @description Missing, invalid, expired or disabled credentials (UNAUTHORISED). */
       401: {
         headers: {
@@ -12492,9 +14720,29 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description The body is larger than the limit (PAYLOAD_TOO_LARGE). */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The body is not JSON (BAD_REQUEST): send Content-Type application/json. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -12510,9 +14758,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description A dependency is unavailable (SERVICE_UNAVAILABLE). */
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
       503: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -12540,7 +14790,7 @@ export interface operations {
           'application/json': components['schemas']['QueueProbeDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12576,9 +14826,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -12588,6 +14840,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -12622,9 +14885,11 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description Too many requests (RATE_LIMITED); see Retry-After. */
+      /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
@@ -12634,6 +14899,17 @@ export interface operations {
       /** @description Unexpected error (INTERNAL_ERROR) with an errorId. */
       500: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds. */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again. */
+          'Retry-After': number;
           [name: string]: unknown;
         };
         content: {
