@@ -38,7 +38,8 @@ export interface WebHarness {
 export function openApiViolationsOf(validator: OpenApiValidator, sample: ResponseSample): string[] {
   const path = sample.path.split('?')[0];
   if (!path.startsWith('/api/v1/') || sample.method === 'OPTIONS' || sample.method === 'HEAD') return [];
-  if (!validator.operationFor(sample.method, path) && (sample.status === 404 || sample.status === 405))
+  // A request outside the API is answered 404/405 — or 400 when refused before routing (a NUL character).
+  if (!validator.operationFor(sample.method, path) && [400, 404, 405].includes(sample.status))
     return validator.validateComponent('ErrorBodyDto', sample.body, `${sample.method} ${path} → ${sample.status}`);
   return validator.validate(sample);
 }

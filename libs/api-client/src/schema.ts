@@ -4195,7 +4195,7 @@ export interface operations {
           'application/json': components['schemas']['PagedActivities'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4274,7 +4274,7 @@ export interface operations {
           'application/json': components['schemas']['ActivityDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4362,7 +4362,7 @@ export interface operations {
           'application/json': components['schemas']['ActivityDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4468,7 +4468,7 @@ export interface operations {
           'application/json': components['schemas']['ActivitySummaryDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4560,7 +4560,7 @@ export interface operations {
           'application/json': components['schemas']['PagedExecutionItems'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4648,7 +4648,7 @@ export interface operations {
           'application/json': components['schemas']['ActivityRunStatsDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4734,6 +4734,15 @@ export interface operations {
           'application/json': components['schemas']['ApiKeyDto'][];
         };
       };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
       /** @description Missing, invalid, expired or disabled credentials (UNAUTHORISED). */
       401: {
         headers: {
@@ -4807,7 +4816,7 @@ export interface operations {
           'application/json': components['schemas']['CreatedApiKeyDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4905,7 +4914,7 @@ export interface operations {
           'application/json': components['schemas']['ApiKeyDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4997,7 +5006,7 @@ export interface operations {
           'application/json': components['schemas']['ApiKeyDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5111,7 +5120,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5207,6 +5216,15 @@ export interface operations {
           'application/json': components['schemas']['AuthConfigDto'];
         };
       };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
       /** @description Too many requests (RATE_LIMITED); retry after Retry-After seconds. */
       429: {
         headers: {
@@ -5255,6 +5273,15 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['CertificateDto'][];
+        };
+      };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
       /** @description Missing, invalid, expired or disabled credentials (UNAUTHORISED). */
@@ -5329,7 +5356,7 @@ export interface operations {
           'application/json': components['schemas']['CertificateDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5435,7 +5462,7 @@ export interface operations {
           'application/json': components['schemas']['CertificateDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5522,7 +5549,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5613,7 +5640,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5720,7 +5747,7 @@ export interface operations {
           'application/x-pem-file': string;
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5807,6 +5834,15 @@ export interface operations {
           'application/json': components['schemas']['StatusDto'];
         };
       };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
     };
   };
   HealthController_live: {
@@ -5827,6 +5863,15 @@ export interface operations {
           'application/json': components['schemas']['StatusDto'];
         };
       };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
     };
   };
   HealthController_ready: {
@@ -5845,6 +5890,15 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ReadinessDto'];
+        };
+      };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
       /** @description `not_ready` with the reasons. */
@@ -5875,6 +5929,15 @@ export interface operations {
           'application/json': components['schemas']['VersionDto'];
         };
       };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
     };
   };
   HistoryCleanupController_cleanup: {
@@ -5894,7 +5957,7 @@ export interface operations {
           'application/json': components['schemas']['HistoryCleanupResultDto'];
         };
       };
-      /** @description The body is not valid JSON (BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5991,7 +6054,7 @@ export interface operations {
           'application/json': components['schemas']['ChangeRecordCountDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6089,7 +6152,7 @@ export interface operations {
           'application/json': components['schemas']['DeletedCsoPage'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6178,7 +6241,7 @@ export interface operations {
           'application/json': components['schemas']['DeletedMvoPage'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6269,7 +6332,7 @@ export interface operations {
           'application/json': components['schemas']['LogEntryDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6347,6 +6410,15 @@ export interface operations {
           'application/json': components['schemas']['LogFileDto'][];
         };
       };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
       /** @description Missing, invalid, expired or disabled credentials (UNAUTHORISED). */
       401: {
         headers: {
@@ -6416,6 +6488,15 @@ export interface operations {
           'application/json': components['schemas']['LogLevelDto'][];
         };
       };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
       /** @description Missing, invalid, expired or disabled credentials (UNAUTHORISED). */
       401: {
         headers: {
@@ -6483,6 +6564,15 @@ export interface operations {
         };
         content: {
           'application/json': ('web' | 'worker' | 'scheduler')[];
+        };
+      };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
       /** @description Missing, invalid, expired or disabled credentials (UNAUTHORISED). */
@@ -6557,7 +6647,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseAttributeDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6639,7 +6729,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseAttributeDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6736,7 +6826,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseAttributeDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6828,7 +6918,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseAttributeDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6933,7 +7023,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7029,6 +7119,15 @@ export interface operations {
           'application/json': components['schemas']['MetaverseObjectTypeDto'][];
         };
       };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
       /** @description Missing, invalid, expired or disabled credentials (UNAUTHORISED). */
       401: {
         headers: {
@@ -7102,7 +7201,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseObjectTypeDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7200,7 +7299,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseObjectTypeDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7293,7 +7392,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseObjectTypeDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7398,7 +7497,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7508,7 +7607,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseObjectPageDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7590,7 +7689,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseObjectDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7687,7 +7786,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseObjectDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7780,7 +7879,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseObjectDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7885,7 +7984,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7987,7 +8086,7 @@ export interface operations {
           'application/json': components['schemas']['MetaverseObjectChangePage'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8079,7 +8178,7 @@ export interface operations {
           'application/json': components['schemas']['PendingDeletionPage'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8159,7 +8258,7 @@ export interface operations {
           'application/json': number;
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8236,6 +8335,15 @@ export interface operations {
           'application/json': components['schemas']['PendingDeletionSummaryDto'];
         };
       };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
       /** @description Missing, invalid, expired or disabled credentials (UNAUTHORISED). */
       401: {
         headers: {
@@ -8302,6 +8410,15 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['RoleDto'][];
+        };
+      };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
       /** @description Missing, invalid, expired or disabled credentials (UNAUTHORISED). */
@@ -8374,7 +8491,7 @@ export interface operations {
           'application/json': components['schemas']['RoleDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8462,7 +8579,7 @@ export interface operations {
           'application/json': components['schemas']['RoleMemberDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8555,7 +8672,7 @@ export interface operations {
           'application/json': components['schemas']['RoleMemberDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8661,7 +8778,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8765,7 +8882,7 @@ export interface operations {
           'application/json': components['schemas']['ScheduleExecutionPage'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8842,6 +8959,15 @@ export interface operations {
           'application/json': components['schemas']['ExecutionSummaryDto'][];
         };
       };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
       /** @description Missing, invalid, expired or disabled credentials (UNAUTHORISED). */
       401: {
         headers: {
@@ -8912,7 +9038,7 @@ export interface operations {
           'application/json': components['schemas']['ExecutionDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9000,7 +9126,7 @@ export interface operations {
           'application/json': components['schemas']['ExecutionDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9108,7 +9234,7 @@ export interface operations {
           'application/json': components['schemas']['SchedulePage'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9189,7 +9315,7 @@ export interface operations {
           'application/json': components['schemas']['ScheduleDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9295,7 +9421,7 @@ export interface operations {
           'application/json': components['schemas']['ScheduleDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9387,7 +9513,7 @@ export interface operations {
           'application/json': components['schemas']['ScheduleDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9501,7 +9627,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9598,7 +9724,7 @@ export interface operations {
           'application/json': components['schemas']['ScheduleDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9704,7 +9830,7 @@ export interface operations {
           'application/json': components['schemas']['ScheduleDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9810,7 +9936,7 @@ export interface operations {
           'application/json': components['schemas']['ExecutionDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9914,6 +10040,15 @@ export interface operations {
           'application/json': components['schemas']['SettingDto'][];
         };
       };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
       /** @description Missing, invalid, expired or disabled credentials (UNAUTHORISED). */
       401: {
         headers: {
@@ -9984,7 +10119,7 @@ export interface operations {
           'application/json': components['schemas']['SettingDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10077,7 +10212,7 @@ export interface operations {
           'application/json': components['schemas']['SettingDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10184,7 +10319,7 @@ export interface operations {
           'application/json': components['schemas']['SettingDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10275,7 +10410,7 @@ export interface operations {
           'application/json': components['schemas']['AttributePriorityDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10356,7 +10491,7 @@ export interface operations {
           'application/json': components['schemas']['AttributePriorityDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10451,6 +10586,15 @@ export interface operations {
           'application/json': components['schemas']['ConnectedSystemSummaryDto'][];
         };
       };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
       /** @description Missing, invalid, expired or disabled credentials (UNAUTHORISED). */
       401: {
         headers: {
@@ -10523,7 +10667,7 @@ export interface operations {
           'application/json': components['schemas']['ConnectedSystemDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10629,7 +10773,7 @@ export interface operations {
           'application/json': components['schemas']['ConnectedSystemDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10721,7 +10865,7 @@ export interface operations {
           'application/json': components['schemas']['ConnectedSystemDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10849,7 +10993,7 @@ export interface operations {
           'application/json': components['schemas']['ConnectedSystemDeletionResultDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10948,7 +11092,7 @@ export interface operations {
           'application/json': components['schemas']['ConnectorSpacePageDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11037,7 +11181,7 @@ export interface operations {
           'application/json': components['schemas']['ConnectorSpaceObjectDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11131,7 +11275,7 @@ export interface operations {
           'application/json': components['schemas']['ConnectorSpaceObjectChangePage'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11219,7 +11363,7 @@ export interface operations {
           'application/json': components['schemas']['ConnectedSystemDeletionPreviewDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11307,7 +11451,7 @@ export interface operations {
           'application/json': components['schemas']['CsObjectTypeDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11400,7 +11544,7 @@ export interface operations {
           'application/json': components['schemas']['CsObjectTypeDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11520,7 +11664,7 @@ export interface operations {
           'application/json': components['schemas']['BulkAttributeUpdateResultDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11641,7 +11785,7 @@ export interface operations {
           'application/json': components['schemas']['CsAttributeDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11762,7 +11906,7 @@ export interface operations {
           'application/json': components['schemas']['PendingExportPageDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11850,7 +11994,7 @@ export interface operations {
           'application/json': components['schemas']['RunProfileDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11942,7 +12086,7 @@ export interface operations {
           'application/json': components['schemas']['RunProfileDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12058,7 +12202,7 @@ export interface operations {
           'application/json': components['schemas']['RunProfileDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12151,7 +12295,7 @@ export interface operations {
           'application/json': components['schemas']['RunProfileDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12266,7 +12410,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12364,7 +12508,7 @@ export interface operations {
           'application/json': components['schemas']['RunProfileExecutionDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12479,7 +12623,7 @@ export interface operations {
           'application/json': components['schemas']['SchemaImportResultDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12594,7 +12738,7 @@ export interface operations {
           'application/json': components['schemas']['TestConnectionResultDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -12698,6 +12842,15 @@ export interface operations {
           'application/json': components['schemas']['ConnectorDto'][];
         };
       };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
       /** @description Missing, invalid, expired or disabled credentials (UNAUTHORISED). */
       401: {
         headers: {
@@ -12767,6 +12920,15 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ConnectorDto'];
+        };
+      };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
       /** @description Missing, invalid, expired or disabled credentials (UNAUTHORISED). */
@@ -12846,6 +13008,15 @@ export interface operations {
           'application/json': components['schemas']['ExpressionFunctionDto'][];
         };
       };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
       /** @description Missing, invalid, expired or disabled credentials (UNAUTHORISED). */
       401: {
         headers: {
@@ -12923,7 +13094,7 @@ export interface operations {
           'application/json': components['schemas']['SyncRulePage'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13004,7 +13175,7 @@ export interface operations {
           'application/json': components['schemas']['SyncRuleDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13110,7 +13281,7 @@ export interface operations {
           'application/json': components['schemas']['SyncRuleDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13202,7 +13373,7 @@ export interface operations {
           'application/json': components['schemas']['SyncRuleDetailDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13316,7 +13487,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13404,7 +13575,7 @@ export interface operations {
           'application/json': components['schemas']['ScopingCriteriaDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13496,7 +13667,7 @@ export interface operations {
           'application/json': components['schemas']['ScopingCriteriaDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13602,7 +13773,7 @@ export interface operations {
           'application/json': components['schemas']['MappingDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13694,7 +13865,7 @@ export interface operations {
           'application/json': components['schemas']['MappingDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13801,7 +13972,7 @@ export interface operations {
           'application/json': components['schemas']['MappingDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13894,7 +14065,7 @@ export interface operations {
           'application/json': components['schemas']['MappingDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -14000,7 +14171,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -14088,7 +14259,7 @@ export interface operations {
           'application/json': components['schemas']['MatchingRuleDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -14180,7 +14351,7 @@ export interface operations {
           'application/json': components['schemas']['MatchingRuleDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -14290,7 +14461,7 @@ export interface operations {
           'application/json': components['schemas']['MatchingRuleDto'][];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -14401,7 +14572,7 @@ export interface operations {
           'application/json': components['schemas']['MatchingRuleDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -14507,7 +14678,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -14597,7 +14768,7 @@ export interface operations {
           'application/json': components['schemas']['TestExpressionResultDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -14693,7 +14864,7 @@ export interface operations {
           'application/json': components['schemas']['QueueProbeDto'];
         };
       };
-      /** @description The body is not valid JSON (BAD_REQUEST). */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -14790,7 +14961,7 @@ export interface operations {
           'application/json': components['schemas']['QueueProbeDto'];
         };
       };
-      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected. */
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -14874,6 +15045,15 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['UserInfoDto'];
+        };
+      };
+      /** @description Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
       /** @description Missing, invalid, expired or disabled credentials (UNAUTHORISED). */

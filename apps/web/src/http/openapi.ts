@@ -38,7 +38,7 @@ export class ErrorBodyDto {
 }
 
 const DESCRIPTIONS: Record<number, string> = {
-  400: 'Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected.',
+  400: 'Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request.',
   401: 'Missing, invalid, expired or disabled credentials (UNAUTHORISED).',
   403: 'Authenticated, but the Administrator role is required (FORBIDDEN).',
   404: 'The resource does not exist (NOT_FOUND).',
@@ -54,8 +54,11 @@ const RETRY_AFTER = {
   'Retry-After': { description: 'Seconds to wait before trying again.', required: true, schema: { type: 'integer', minimum: 0 } },
 };
 
-/** Every operation can answer these: rate limits, unexpected errors, and outages of the database or queue. */
-const ALWAYS = [429, 500, 503];
+/**
+ * Every operation can answer these: a malformed request (a NUL character anywhere in it), rate limits,
+ * unexpected errors, and outages of the database or queue.
+ */
+const ALWAYS = [400, 429, 500, 503];
 
 const errorResponse = (status: number) =>
   ApiResponse({
@@ -64,6 +67,9 @@ const errorResponse = (status: number) =>
     type: ErrorBodyDto,
     ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
   });
+
+/** The health probes take no input, but a request with a NUL character anywhere in it is refused all the same. */
+export const ApiMalformedRequest = () => errorResponse(400);
 
 /** Documents the error responses an endpoint can give, all with the error body. */
 export function ApiErrors(...statuses: number[]) {

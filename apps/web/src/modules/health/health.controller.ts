@@ -1,4 +1,5 @@
 import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
+import { ApiMalformedRequest } from '../../http/openapi';
 import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { ReadinessService } from '@meridian/application';
 import { APP_CONFIG, AppConfig } from '@meridian/platform';
@@ -33,6 +34,7 @@ export class HealthController {
   @ApiOperation({ summary: 'Check that the service is up' })
   @Get()
   @PublicEndpoint()
+  @ApiMalformedRequest()
   @ApiOkResponse({ type: StatusDto, description: 'The web process is up.' })
   health(): StatusDto {
     return { status: 'healthy', timestamp: new Date().toISOString() };
@@ -41,6 +43,7 @@ export class HealthController {
   @ApiOperation({ summary: 'Check that the service can take requests' })
   @Get('ready')
   @PublicEndpoint()
+  @ApiMalformedRequest()
   @HttpCode(200)
   @ApiOkResponse({ type: ReadinessDto, description: '`ready`: database and Redis reachable, migrations applied, maintenance mode off.' })
   @ApiResponse({ status: 503, type: ReadinessDto, description: '`not_ready` with the reasons.' })
@@ -58,6 +61,7 @@ export class HealthController {
   @ApiOperation({ summary: 'Check that the process is alive' })
   @Get('live')
   @PublicEndpoint()
+  @ApiMalformedRequest()
   @ApiOkResponse({ type: StatusDto, description: 'The process is alive (no dependency checks).' })
   live(): StatusDto {
     return { status: 'alive', timestamp: new Date().toISOString() };
@@ -66,6 +70,7 @@ export class HealthController {
   @ApiOperation({ summary: 'Get the product name and version' })
   @Get('version')
   @PublicEndpoint()
+  @ApiMalformedRequest()
   @ApiOkResponse({ type: VersionDto })
   version(): VersionDto {
     return { product: 'Meridian', version: this.config.version };
