@@ -15,20 +15,3 @@ export function authorisedRequest(http: RequestAgent, apiKey: string, method: Ht
 export function statusAndBody(res: Response): { status: number; body: any } {
   return { status: res.status, body: res.body };
 }
-
-/** The status and JSON body (null when empty) of a call to a running web process. */
-export interface ApiAnswer<T = any> {
-  status: number;
-  body: T;
-}
-
-/** Calls a web process over HTTP with the API key, sending `json` as the body when one is given. */
-export async function fetchApi<T = any>(base: string, apiKey: string, method: string, path: string, json?: unknown): Promise<ApiAnswer<T>> {
-  const res = await fetch(`${base}${path}`, {
-    method: method.toUpperCase(),
-    body: json === undefined ? undefined : JSON.stringify(json),
-    headers: { 'X-Api-Key': apiKey, ...(json === undefined ? {} : { 'Content-Type': 'application/json' }) },
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
