@@ -9,6 +9,7 @@ import {
   jsonContentTypeMiddleware,
   Logger,
   NestWinstonLogger,
+  requestReceivedMiddleware,
 } from '@meridian/platform';
 import express, { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
@@ -53,6 +54,7 @@ export async function createWebApp(config: AppConfig, logger: Logger): Promise<I
   });
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
+  app.use(requestReceivedMiddleware);
   app.use(correlationMiddleware);
   app.use(
     helmet({
@@ -88,5 +90,8 @@ export async function createWebApp(config: AppConfig, logger: Logger): Promise<I
   setupOpenApi(app, config.version);
   await app.init();
   answerMalformedRequests(app);
+  (app.getHttpServer() as import('node:http').Server).once('close', () =>
+    logger.log({ level: 'information', message: 'HTTP server closed: no new requests are accepted.' }),
+  );
   return app;
 }
