@@ -73,7 +73,7 @@ export class LeaderService implements OnApplicationBootstrap, OnModuleDestroy {
       });
       if (this.leader) await this.lock.verify();
       else if (await this.lock.tryAcquire(SCHEDULER_LEADER_LOCK)) this.setLeader(true);
-      this.outages.available(Dependency.Database, started);
+      this.outages.available(Dependency.Database, started, 'leader connection');
     } catch (e) {
       if (!this.stopped) this.report('Leader election check failed', e);
       await this.dropConnection();
@@ -84,7 +84,7 @@ export class LeaderService implements OnApplicationBootstrap, OnModuleDestroy {
   /** A database outage is one warning for the process (DependencyOutages), not one every interval. */
   private report(what: string, e: Error | unknown): void {
     if (classifyDependencyError(e) === Dependency.Database)
-      this.outages.unavailable(Dependency.Database, failureSummary(e), 'scheduler leader election');
+      this.outages.unavailable(Dependency.Database, failureSummary(e), 'scheduler leader election', 'leader connection');
     else this.logger.log({ level: 'warning', message: `${what}: ${failureSummary(e)}` });
   }
 

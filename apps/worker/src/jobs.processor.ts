@@ -45,10 +45,11 @@ abstract class QueueProcessor extends WorkerHost implements OnModuleInit, OnAppl
     // Every error of the worker's connections goes through the service log (BullMQ would print it to
     // the console otherwise); an outage is one warning, its end one information line.
     this.worker.on('error', (error: Error) => {
-      if (classifyDependencyError(error)) this.outages.unavailable(Dependency.Queue, failureSummary(error), `worker of ${this.queueName}`);
+      if (classifyDependencyError(error))
+        this.outages.unavailable(Dependency.Queue, failureSummary(error), `worker of ${this.queueName}`, `worker:${this.queueName}`);
       else this.logger.log({ level: 'error', message: `Worker of ${this.queueName}: ${failureSummary(error)}`, error });
     });
-    this.worker.getBackend().on('ready', () => this.outages.available(Dependency.Queue));
+    this.worker.getBackend().on('ready', () => this.outages.available(Dependency.Queue, Date.now(), `worker:${this.queueName}`));
   }
 
   /** Stops taking jobs; the jobs it is running finish first (a job cut short would be taken over after its lock expires). */

@@ -51,16 +51,19 @@ class DependencyConnections implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     this.jobs.onConnection({
-      error: (error) => {
-        if (classifyDependencyError(error)) this.outages.unavailable(Dependency.Queue, failureSummary(error), 'queue connection');
-        else this.logger.log({ level: 'warning', message: `Job queue: ${failureSummary(error)}` });
+      error: (queue, error) => {
+        if (classifyDependencyError(error))
+          this.outages.unavailable(Dependency.Queue, failureSummary(error), 'queue connection', `queue:${queue}`);
+        else this.logger.log({ level: 'warning', message: `Job queue ${queue}: ${failureSummary(error)}` });
       },
-      ready: () => this.outages.available(Dependency.Queue),
+      ready: (queue) => this.outages.available(Dependency.Queue, Date.now(), `queue:${queue}`),
     });
     const pool = (this.ds.driver as { master?: Partial<PoolEvents> }).master;
     if (typeof pool?.on === 'function') {
-      pool.on('connect', () => this.outages.available(Dependency.Database));
-      pool.on('error', (error: Error) => this.outages.unavailable(Dependency.Database, failureSummary(error), 'idle pool connection'));
+      pool.on('connect', () => this.outages.available(Dependency.Database, Date.now(), 'pool'));
+      pool.on('error', (error: Error) =>
+        this.outages.unavailable(Dependency.Database, failureSummary(error), 'idle pool connection', 'pool'),
+      );
     }
   }
 

@@ -6,8 +6,8 @@ import { JobName, JobPayloads, MERIDIAN_QUEUE, QueueName, RUNS_QUEUE } from './j
 
 /** What a process does when a queue connection fails or (re)connects. */
 export interface QueueConnectionListener {
-  error(error: Error): void;
-  ready(): void;
+  error(queue: QueueName, error: Error): void;
+  ready(queue: QueueName): void;
 }
 
 /** The enqueue API: typed payloads, deterministic job ids, central options. */
@@ -23,12 +23,12 @@ export class JobQueue {
   ) {
     this.queues = { [MERIDIAN_QUEUE]: queue, [RUNS_QUEUE]: runs };
     // Connection errors go to the listeners (the service log), never to the console.
-    for (const q of Object.values(this.queues)) {
+    for (const [name, q] of Object.entries(this.queues) as Array<[QueueName, Queue]>) {
       q.on('error', (error: Error) => {
-        for (const listener of this.listeners) listener.error(error);
+        for (const listener of this.listeners) listener.error(name, error);
       });
       q.getBackend().on('ready', () => {
-        for (const listener of this.listeners) listener.ready();
+        for (const listener of this.listeners) listener.ready(name);
       });
     }
   }

@@ -5,3 +5,5 @@ export * from './api-requests';
 export * from './process-alive';
 export * from './error-body';
 export * from './history-seed';
+export * from './private-postgres';
+export * from './private-redis';

@@ -56,6 +56,23 @@ describe('DependencyOutages', () => {
     expect((await entries()).map((l) => l.level)).toEqual(['Warning', 'Information']);
   });
 
+  it('lasts until every connection that failed is back, or until a request gets its answer', async () => {
+    const outages = DependencyOutages.of(logger);
+    outages.unavailable(Dependency.Queue, 'connect ECONNREFUSED', 'queue connection', 'queue:a');
+    outages.unavailable(Dependency.Queue, 'connect ECONNREFUSED', 'queue connection', 'queue:b');
+    outages.available(Dependency.Queue, Date.now(), 'queue:a');
+    expect(outages.isUnavailable(Dependency.Queue)).toBe(true);
+    outages.available(Dependency.Queue, Date.now(), 'queue:b');
+    expect(outages.isUnavailable(Dependency.Queue)).toBe(false);
+
+    outages.unavailable(Dependency.Database, 'terminating connection due to administrator command.', 'idle pool connection', 'pool');
+    outages.available(Dependency.Database); // a request read the database: it is back
+    expect(outages.isUnavailable(Dependency.Database)).toBe(false);
+    const lines = await entries();
+    expect(lines.map((l) => l.level)).toEqual(['Warning', 'Information', 'Warning', 'Information']);
+    expect(lines[2].message).toMatch(/: terminating connection due to administrator command\. Requests that need it/);
+  });
+
   it('keeps one record per process logger and per dependency', async () => {
     expect(DependencyOutages.of(logger)).toBe(DependencyOutages.of(logger));
     const outages = DependencyOutages.of(logger);

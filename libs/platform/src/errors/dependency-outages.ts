@@ -5,6 +5,8 @@ interface Outage {
   since: number;
   /** Failures seen while it lasts (the first one included). */
   failures: number;
+  /** The connections that reported the failure and have not reconnected yet. */
+  sources: Set<string>;
 }
 
 const byLogger = new WeakMap<Logger, DependencyOutages>();
@@ -33,19 +35,21 @@ export class DependencyOutages {
 
   /**
    * Records a failure caused by the dependency being unavailable. Returns true when it starts an outage
-   * (the warning was written), false while one is already recorded.
+   * (the warning was written), false while one is already recorded. `source` names a connection that
+   * reconnects on its own (a queue, a pool): the outage then lasts until that connection is back too.
    */
-  unavailable(dependency: Dependency, detail: string, context?: string): boolean {
+  unavailable(dependency: Dependency, detail: string, context?: string, source?: string): boolean {
     const current = this.outages.get(dependency);
     if (current) {
       current.failures++;
+      if (source) current.sources.add(source);
       return false;
     }
-    this.outages.set(dependency, { since: Date.now(), failures: 1 });
+    this.outages.set(dependency, { since: Date.now(), failures: 1, sources: new Set(source ? [source] : []) });
     this.logger.log({
       level: 'warning',
       message:
-        `${capitalise(DEPENDENCY_NAMES[dependency])} is unavailable${context ? ` (${context})` : ''}: ${detail}. ` +
+        `${capitalise(DEPENDENCY_NAMES[dependency])} is unavailable${context ? ` (${context})` : ''}: ${detail.replace(/\.+$/, '')}. ` +
         'Requests that need it answer 503 until it is back; further failures are not logged until then.',
       dependency,
     });
@@ -54,11 +58,17 @@ export class DependencyOutages {
 
   /**
    * Records that the dependency answered. `observedSince` is when the work that succeeded began: a
-   * success that started before the outage was recorded proves nothing and is ignored.
+   * success that started before the outage was recorded proves nothing and is ignored. With a `source`
+   * (a connection that came back), the outage ends once every connection that failed is back; without
+   * one (a request or a readiness check that got its answer), it ends at once.
    */
-  available(dependency: Dependency, observedSince = Date.now()): void {
+  available(dependency: Dependency, observedSince = Date.now(), source?: string): void {
     const current = this.outages.get(dependency);
     if (!current || observedSince < current.since) return;
+    if (source) {
+      current.sources.delete(source);
+      if (current.sources.size) return;
+    }
     this.outages.delete(dependency);
     const seconds = ((Date.now() - current.since) / 1000).toFixed(1);
     this.logger.log({
