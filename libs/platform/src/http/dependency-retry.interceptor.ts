@@ -1,13 +1,20 @@
 import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
 import { Dependency } from '@meridian/domain';
 import type { NextFunction, Request, Response } from 'express';
-import { Observable, retry, throwError } from 'rxjs';
+import { Observable, retry, throwError, timer } from 'rxjs';
 import type { Principal } from '../auth/principal';
 import { classifyDependencyError } from '../errors/dependency-errors';
 import { DependencyOutages } from '../errors/dependency-outages';
 import { LOGGER, Logger } from '../logging/logger';
 
 const READS = new Set(['GET', 'HEAD']);
+
+/**
+ * PostgreSQL reports a terminated session on the query first and closes the socket just after; by then
+ * the pool may have taken the client back as idle. A short pause lets the close arrive, so the pool
+ * drops that client and the second attempt gets a fresh connection.
+ */
+const RETRY_PAUSE_MS = 100;
 
 const receivedAt = new WeakMap<object, number>();
 
@@ -20,7 +27,7 @@ export function requestReceivedMiddleware(req: Request, _res: Response, next: Ne
 /**
  * Reads survive a database connection that broke under them: a GET or HEAD whose handler fails because
  * PostgreSQL dropped the connection runs once more (the pool has discarded the broken client, so the
- * second attempt takes a fresh one); if that fails too, the filter answers 503. Writes are never run
+ * second attempt takes a fresh one, see RETRY_PAUSE_MS); if that fails too, the filter answers 503. Writes are never run
  * twice: they answer 503 and the client decides.
  *
  * It also ends recorded outages: a request authenticated after an outage began has read the database
@@ -47,7 +54,7 @@ export class DependencyRetryInterceptor implements NestInterceptor {
         delay: (error: unknown) => {
           if (classifyDependencyError(error) !== Dependency.Database) return throwError(() => error);
           this.logger.log({ level: 'debug', message: `${req.method} ${req.path}: the database connection failed; reading once more` });
-          return [0];
+          return timer(RETRY_PAUSE_MS);
         },
       }),
     );
