@@ -78,6 +78,10 @@ describe('classifyDependencyError', () => {
     ['a statement timeout', error('canceling statement due to statement timeout', { code: '57014' })],
     ['a missing table', error('relation "queue_probe" does not exist', { code: '42P01' })],
     ['a domain error', new DomainError(ErrorCode.Conflict, 'taken')],
+    [
+      "a domain error quoting a connected system's database",
+      DomainError.badRequest('Schema discovery failed: terminating connection due to administrator command', { cause: { code: '57P01' } }),
+    ],
     ['a plain bug', new TypeError("Cannot read properties of undefined (reading 'id')")],
     ['not an error', 'text'],
     ['nothing', undefined],

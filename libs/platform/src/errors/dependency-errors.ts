@@ -1,4 +1,4 @@
-import { Dependency, DEPENDENCY_NAMES, DependencyUnavailableError } from '@meridian/domain';
+import { Dependency, DEPENDENCY_NAMES, DependencyUnavailableError, DomainError } from '@meridian/domain';
 
 /** SQLSTATEs that mean PostgreSQL is not there to answer (not that a statement was wrong). */
 const DATABASE_SQLSTATES = new Set([
@@ -62,10 +62,13 @@ function classifyOne(e: ErrorShape): Dependency | null {
 /**
  * Which dependency's outage an error is, or null when it is anything else (a bad statement, a bug).
  * Looks through TypeORM's `driverError`, `cause` chains and AggregateErrors (several addresses refused).
- * A DependencyUnavailableError names its own dependency.
+ * A DependencyUnavailableError names its own dependency; other DomainErrors are never outages.
  */
 export function classifyDependencyError(error: unknown, depth = 0): Dependency | null {
   if (error instanceof DependencyUnavailableError) return error.dependency;
+  // Any other DomainError is an answer the code chose (e.g. "Schema discovery failed: …" quoting a
+  // connected system's own database), never an outage of Meridian's dependencies.
+  if (error instanceof DomainError) return null;
   if (!error || typeof error !== 'object' || depth > 4) return null;
   const e = error as ErrorShape;
   const own = classifyOne(e);
