@@ -282,6 +282,8 @@ describe('dependencies down and back (own PostgreSQL and Redis, real processes)'
     const activity = await runToEnd(Date.now() + RECOVERY_MS);
     expect(activity.status).toMatch(/^Complete/);
     expect((await requests.ready()).status).toBe(200);
+    // Redis came back empty: the worker registers the repeatable jobs (housekeeping, history cleanup) again.
+    await waitFor(async () => (await redis.keys(`${env.redisPrefix}:jobs:repeat*`)).length > 0, 10_000, 100);
     processesAlive();
   }, 60_000);
 

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'node:net';
+import Redis from 'ioredis';
 import { freeTcpPort } from './private-postgres';
 
 const live = new Set<PrivateRedis>();
@@ -92,6 +93,17 @@ export class PrivateRedis {
 
   get isRunning(): boolean {
     return this.child !== null;
+  }
+
+  /** The keys matching a pattern (what the queues have written). */
+  async keys(pattern: string): Promise<string[]> {
+    const client = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    await client.connect();
+    try {
+      return await client.keys(pattern);
+    } finally {
+      client.disconnect();
+    }
   }
 
   /** Kills the server and removes its directory (idempotent; also runs at process exit). */
