@@ -73,7 +73,8 @@ describe('dependencies down and back (own PostgreSQL and Redis, real processes)'
     const externalId = type.attributes.find((a: { name: string }) => a.name === 'employeeId');
     await ok('PUT', `${CS}/${systemId}/object-types/${type.id}/attributes/${externalId.id}`, { isExternalId: true });
     profileId = (await ok('POST', `${CS}/${systemId}/run-profiles`, { name: 'Import', runType: 'FullImport', pageSize: 100 })).id;
-    await waitFor(async () => worker.output().length >= 0 && (await call('GET', '/api/v1/health/ready')).status === 200, 30_000, 100);
+    // The worker consumes jobs once it has logged so.
+    await waitFor(async () => logLines('worker').some((l) => /consuming jobs/.test(String(l.message))), 30_000, 100);
   }, 120_000);
 
   afterAll(async () => {
