@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { LeaderLockStore } from '@meridian/persistence';
-import { APP_CONFIG, AppConfig, Logger, LOGGER } from '@meridian/platform';
+import { Dependency } from '@meridian/domain';
+import { APP_CONFIG, AppConfig, classifyDependencyError, DependencyOutages, failureSummary, Logger, LOGGER } from '@meridian/platform';
 import { SCHEDULER_OPTIONS, SchedulerOptions } from './scheduler.options';
 
 /** The advisory-lock key every scheduler replica competes for. */
@@ -22,6 +23,7 @@ export class LeaderService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly listeners: Array<(leader: boolean) => void> = [];
   /** How often a follower retries and a leader verifies its connection. */
   private readonly intervalMs: number;
+  private readonly outages: DependencyOutages;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -29,6 +31,7 @@ export class LeaderService implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.intervalMs = options.leaderIntervalMs ?? DEFAULT_LEADER_INTERVAL_MS;
+    this.outages = DependencyOutages.of(logger);
   }
 
   get isLeader(): boolean {
@@ -47,7 +50,9 @@ export class LeaderService implements OnApplicationBootstrap, OnModuleDestroy {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.inFlight;
+    const held = this.leader;
     await this.dropConnection();
+    this.logger.log({ level: 'information', message: held ? 'Leader lock released.' : 'Leader election connection closed.' });
   }
 
   private run(): void {
@@ -60,18 +65,27 @@ export class LeaderService implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async tick(): Promise<void> {
     if (this.stopped) return;
+    const started = Date.now();
     try {
       this.lock ??= await LeaderLockStore.connect(this.config.databaseUrl, (e) => {
-        this.logger.log({ level: 'warning', message: `Leader connection lost: ${e.message}` });
+        this.report('Leader connection lost', e);
         void this.dropConnection();
       });
       if (this.leader) await this.lock.verify();
       else if (await this.lock.tryAcquire(SCHEDULER_LEADER_LOCK)) this.setLeader(true);
+      this.outages.available(Dependency.Database, started, 'leader connection');
     } catch (e) {
-      if (!this.stopped) this.logger.log({ level: 'warning', message: `Leader election check failed: ${(e as Error).message}` });
+      if (!this.stopped) this.report('Leader election check failed', e);
       await this.dropConnection();
     }
     this.schedule();
+  }
+
+  /** A database outage is one warning for the process (DependencyOutages), not one every interval. */
+  private report(what: string, e: Error | unknown): void {
+    if (classifyDependencyError(e) === Dependency.Database)
+      this.outages.unavailable(Dependency.Database, failureSummary(e), 'scheduler leader election', 'leader connection');
+    else this.logger.log({ level: 'warning', message: `${what}: ${failureSummary(e)}` });
   }
 
   private async dropConnection(): Promise<void> {

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { dueTimesBetween, ExecutionStatus, nextRunTime, SchedulePattern } from '@meridian/domain';
 import { insertExecution, ScheduleClock } from '@meridian/application';
 import { DueScheduleRecord, ScheduleDueStore, ScheduleExecutionStore } from '@meridian/persistence';
-import { APP_CONFIG, AppConfig, Logger, LOGGER } from '@meridian/platform';
+import { APP_CONFIG, AppConfig, classifyDependencyError, Logger, LOGGER } from '@meridian/platform';
 import { DataSource, EntityManager } from 'typeorm';
 import { SCHEDULER_OPTIONS, SchedulerOptions } from './scheduler.options';
 
@@ -100,6 +100,8 @@ export class ScheduleDispatcher {
         const result = await this.ds.transaction((m) => this.dispatchOne(m, id, now));
         if (result) results.push(result);
       } catch (e) {
+        // The database going away is the tick's outage (one warning), not an error of this schedule.
+        if (classifyDependencyError(e)) throw e;
         this.logger.log({
           level: 'error',
           message: `Schedule ${id} could not be dispatched: ${(e as Error).message}`,

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { SettingKeys } from '@meridian/domain';
 import { ScheduleClock, ScheduleExecutionRunner, SettingsService } from '@meridian/application';
-import { Logger, LOGGER } from '@meridian/platform';
+import { classifyDependencyError, DependencyOutages, failureSummary, Logger, LOGGER } from '@meridian/platform';
 import { LeaderService } from './leader.service';
 import { ScheduleDispatcher } from './schedule-dispatcher.service';
 import { SCHEDULER_OPTIONS, SchedulerOptions } from './scheduler.options';
@@ -21,6 +21,7 @@ export class ScheduleTickService implements OnApplicationBootstrap, OnModuleDest
   private stopped = false;
   private maintenance: boolean | null = null;
   private readonly lastErrorLog = new Map<string, number>();
+  private readonly outages: DependencyOutages;
 
   constructor(
     private readonly leader: LeaderService,
@@ -32,6 +33,7 @@ export class ScheduleTickService implements OnApplicationBootstrap, OnModuleDest
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.intervalMs = options.tickIntervalMs ?? 1000;
+    this.outages = DependencyOutages.of(logger);
     if (options.clock) clock.useSource(options.clock);
   }
 
@@ -93,8 +95,16 @@ export class ScheduleTickService implements OnApplicationBootstrap, OnModuleDest
     }
   }
 
-  /** A database outage would otherwise log the same error every second. */
+  /**
+   * A dependency outage is one warning for as long as it lasts (DependencyOutages); anything else would
+   * otherwise log the same error every second, so it is logged at most every 30 s.
+   */
   private logError(area: string, e: unknown): void {
+    const dependency = classifyDependencyError(e);
+    if (dependency) {
+      this.outages.unavailable(dependency, failureSummary(e), `scheduler ${area}`);
+      return;
+    }
     const message = (e as Error).message;
     const key = `${area}:${message}`;
     const now = Date.now();

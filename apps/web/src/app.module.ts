@@ -1,5 +1,5 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { AccessModule, ApiKeysService, ApplicationCoreModule } from '@meridian/application';
 import {
@@ -7,6 +7,7 @@ import {
   APP_CONFIG,
   AppConfig,
   AuthGuard,
+  DependencyRetryInterceptor,
   Logger,
   LOGGER,
   OidcTokenVerifier,
@@ -88,6 +89,7 @@ export class AppModule {
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: WebExceptionFilter },
+        { provide: APP_INTERCEPTOR, useClass: DependencyRetryInterceptor },
       ],
     };
   }

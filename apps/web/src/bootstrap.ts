@@ -10,6 +10,7 @@ import {
   Logger,
   NestWinstonLogger,
   nulByteMiddleware,
+  requestReceivedMiddleware,
 } from '@meridian/platform';
 import express, { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
@@ -54,6 +55,7 @@ export async function createWebApp(config: AppConfig, logger: Logger): Promise<I
   });
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
+  app.use(requestReceivedMiddleware);
   app.use(correlationMiddleware);
   app.use(
     helmet({
@@ -90,5 +92,8 @@ export async function createWebApp(config: AppConfig, logger: Logger): Promise<I
   setupOpenApi(app, config.version);
   await app.init();
   answerMalformedRequests(app);
+  (app.getHttpServer() as import('node:http').Server).once('close', () =>
+    logger.log({ level: 'information', message: 'HTTP server closed: no new requests are accepted.' }),
+  );
   return app;
 }

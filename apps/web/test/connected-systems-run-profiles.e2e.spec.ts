@@ -247,7 +247,7 @@ describe('Run profiles (/api/v1/synchronisation/connected-systems/{id}/run-profi
     try {
       const res = await api('post', `${profiles(s.id)}/${profile.id}/execute`);
       expect({ status: res.status, code: res.body.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
-      expect(res.body.message).toBe('The job queue is unavailable; the run was not started. Try again later.');
+      expect(res.body.message).toBe('The job queue (Redis) is unavailable; the run was not started. Try again later.');
       const activity = await lastActivity(s.id);
       expect(activity).toMatchObject({
         target_operation_type: 'Execute',

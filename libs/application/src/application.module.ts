@@ -1,9 +1,21 @@
-import { DynamicModule, Inject, Injectable, Module, OnModuleInit } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
+import { Dependency } from '@meridian/domain';
 import { JobQueue, JobsModule } from '@meridian/jobs';
 import { dataSourceOptions } from '@meridian/persistence';
 import { builtInConnectors, ConnectorRegistry } from '@meridian/connectors';
-import { AppConfig, Logger, LOGGER, PrincipalResolver, RateLimitPolicy, SecretBox } from '@meridian/platform';
+import {
+  AppConfig,
+  classifyDependencyError,
+  DependencyOutages,
+  failureSummary,
+  Logger,
+  LOGGER,
+  PrincipalResolver,
+  RateLimitPolicy,
+  SecretBox,
+} from '@meridian/platform';
+import { DataSource } from 'typeorm';
 import { ActivitiesService } from './activities/activities.service';
 import { ActivityRunStatsQuery } from './activities/activity-run-stats.query';
 import { ApiKeysService } from './api-keys/api-keys.service';
@@ -15,16 +27,57 @@ import { RolesService } from './roles/roles.service';
 import { LogLevelFollower } from './settings/log-level.follower';
 import { SettingsService } from './settings/settings.service';
 
-/** Writes Redis connection problems to the service log (throttled by the queue). */
+interface PoolEvents {
+  on(event: 'connect', listener: () => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/**
+ * Watches the process's connections to PostgreSQL and Redis: a lost connection starts an outage (one
+ * warning), a new one ends it (one information line) — DependencyOutages. On shutdown it closes the job
+ * queue's connections and the database pool, and says so.
+ */
 @Injectable()
-class QueueErrorLogger implements OnModuleInit {
+class DependencyConnections implements OnModuleInit, OnApplicationShutdown {
+  private readonly outages: DependencyOutages;
+
   constructor(
     private readonly jobs: JobQueue,
+    @InjectDataSource() private readonly ds: DataSource,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.outages = DependencyOutages.of(logger);
+  }
 
   onModuleInit(): void {
-    this.jobs.onError((error) => this.logger.log({ level: 'warning', message: `Job queue connection problem: ${error.message}` }));
+    this.jobs.onConnection({
+      error: (queue, error) => {
+        if (classifyDependencyError(error))
+          this.outages.unavailable(Dependency.Queue, failureSummary(error), 'queue connection', `queue:${queue}`);
+        else this.logger.log({ level: 'warning', message: `Job queue ${queue}: ${failureSummary(error)}` });
+      },
+      ready: (queue) => this.outages.available(Dependency.Queue, Date.now(), `queue:${queue}`),
+    });
+    const pool = (this.ds.driver as { master?: Partial<PoolEvents> }).master;
+    if (typeof pool?.on === 'function') {
+      pool.on('connect', () => this.outages.available(Dependency.Database, Date.now(), 'pool'));
+      pool.on('error', (error: Error) =>
+        this.outages.unavailable(Dependency.Database, failureSummary(error), 'idle pool connection', 'pool'),
+      );
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.jobs
+      .close()
+      .catch((e: unknown) => this.logger.log({ level: 'warning', message: `Closing the job queue: ${failureSummary(e)}` }));
+    this.logger.log({ level: 'information', message: 'Job queue connections closed.' });
+    if (this.ds.isInitialized) {
+      await this.ds
+        .destroy()
+        .catch((e: unknown) => this.logger.log({ level: 'warning', message: `Closing the database pool: ${failureSummary(e)}` }));
+    }
+    this.logger.log({ level: 'information', message: 'Database pool closed.' });
   }
 }
 
@@ -49,7 +102,11 @@ export class ApplicationCoreModule {
         }),
         JobsModule.forRoot({ redisUrl: config.redisUrl, prefix: config.redisPrefix, worker: config.service === 'worker' }),
       ],
-      providers: [...CORE, QueueErrorLogger, { provide: ConnectorRegistry, useFactory: () => new ConnectorRegistry(builtInConnectors()) }],
+      providers: [
+        ...CORE,
+        DependencyConnections,
+        { provide: ConnectorRegistry, useFactory: () => new ConnectorRegistry(builtInConnectors()) },
+      ],
       exports: [...CORE, ConnectorRegistry],
     };
   }

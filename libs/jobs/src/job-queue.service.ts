@@ -4,11 +4,16 @@ import type { Queue } from 'bullmq';
 import { JOB_DEFINITIONS, REPEATABLE_JOBS } from './job-options';
 import { JobName, JobPayloads, MERIDIAN_QUEUE, QueueName, RUNS_QUEUE } from './job-names';
 
+/** What a process does when a queue connection fails or (re)connects. */
+export interface QueueConnectionListener {
+  error(queue: QueueName, error: Error): void;
+  ready(queue: QueueName): void;
+}
+
 /** The enqueue API: typed payloads, deterministic job ids, central options. */
 @Injectable()
 export class JobQueue {
-  private lastErrorAt = 0;
-  private readonly errorListeners: Array<(error: Error) => void> = [];
+  private readonly listeners: QueueConnectionListener[] = [];
 
   private readonly queues: Record<QueueName, Queue>;
 
@@ -17,19 +22,25 @@ export class JobQueue {
     @InjectQueue(RUNS_QUEUE) runs: Queue,
   ) {
     this.queues = { [MERIDIAN_QUEUE]: queue, [RUNS_QUEUE]: runs };
-    // Connection errors are reported to listeners at most every 30 s instead of to the console.
-    for (const q of Object.values(this.queues)) {
+    // Connection errors go to the listeners (the service log), never to the console.
+    for (const [name, q] of Object.entries(this.queues) as Array<[QueueName, Queue]>) {
       q.on('error', (error: Error) => {
-        if (Date.now() - this.lastErrorAt < 30_000) return;
-        this.lastErrorAt = Date.now();
-        for (const listener of this.errorListeners) listener(error);
+        for (const listener of this.listeners) listener.error(name, error);
+      });
+      q.getBackend().on('ready', () => {
+        for (const listener of this.listeners) listener.ready(name);
       });
     }
   }
 
-  /** Subscribes to queue connection errors (throttled). */
-  onError(listener: (error: Error) => void): void {
-    this.errorListeners.push(listener);
+  /** Subscribes to the queues' connection errors and (re)connections. */
+  onConnection(listener: QueueConnectionListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Closes the queues' connections (idempotent). */
+  async close(): Promise<void> {
+    await Promise.all(Object.values(this.queues).map((q) => q.close()));
   }
 
   async enqueue<N extends JobName>(name: N, payload: JobPayloads[N]): Promise<string> {

@@ -6,3 +6,5 @@ export * from './process-alive';
 export * from './error-body';
 export * from './history-seed';
 export * from './openapi-validator';
+export * from './private-postgres';
+export * from './private-redis';

@@ -5,8 +5,8 @@ import {
   ActivityStatus,
   ActivityTargetType,
   ConnectedSystemDeletionOutcome,
-  DomainError,
-  ErrorCode,
+  Dependency,
+  DependencyUnavailableError,
   IMMEDIATE_DELETION_MAX_OBJECTS,
   parseTimeSpan,
   SettingKeys,
@@ -175,9 +175,10 @@ export class ConnectedSystemDeletionService {
         workerTaskId: null,
         activityId: decided.activityId,
       };
-      throw new DomainError(
-        ErrorCode.ServiceUnavailable,
-        'The job queue is unavailable; the connected system was not deleted. Try again later.',
+      throw new DependencyUnavailableError(
+        Dependency.Queue,
+        'The job queue (Redis) is unavailable; the connected system was not deleted. Try again later.',
+        undefined,
         result,
       );
     }

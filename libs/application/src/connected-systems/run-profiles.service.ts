@@ -4,8 +4,9 @@ import {
   ActivityOperationType,
   ActivityStatus,
   ActivityTargetType,
+  Dependency,
+  DependencyUnavailableError,
   DomainError,
-  ErrorCode,
   requiredCapability,
   RunType,
   runTypeUsesConnector,
@@ -182,7 +183,7 @@ export class RunProfilesService {
 
   /**
    * Starts a run: an InProgress activity committed first, then the job that carries only its id.
-   * If the queue cannot take the job, the activity is failed (not left InProgress) and the caller gets 503.
+   * If the queue cannot take the job, the activity is failed (not left InProgress) and the caller gets 503 (DependencyUnavailableError).
    */
   async execute(systemId: number, id: number, initiator: Initiator): Promise<{ activityId: string }> {
     const run = await this.ds.transaction((m) => this.createRun(m, systemId, id, initiator));
@@ -221,7 +222,7 @@ export class RunProfilesService {
   /**
    * The second half of a start: the job of a committed run activity. If the queue cannot take it, the
    * activity is failed in one transaction with what `alsoOnFailure` writes (the caller's own record of
-   * the failure), and a 503 DomainError is thrown.
+   * the failure), and a DependencyUnavailableError (503) is thrown.
    */
   async queueRun(
     { activityId, runProfileId }: CreatedRun,
@@ -240,10 +241,14 @@ export class RunProfilesService {
           );
         await alsoOnFailure?.(m, reason);
       });
-      this.logger.log({ level: 'error', message: `Run profile ${runProfileId} could not be queued: ${reason}`, activityId });
-      throw new DomainError(ErrorCode.ServiceUnavailable, 'The job queue is unavailable; the run was not started. Try again later.', {
-        activityId,
-      });
+      // The outage itself is logged once by whoever answers the request (DependencyOutages).
+      this.logger.log({ level: 'debug', message: `Run profile ${runProfileId} could not be queued: ${reason}`, activityId });
+      throw new DependencyUnavailableError(
+        Dependency.Queue,
+        'The job queue (Redis) is unavailable; the run was not started. Try again later.',
+        undefined,
+        { activityId },
+      );
     }
   }
 

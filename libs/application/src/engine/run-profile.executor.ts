@@ -11,7 +11,7 @@ import {
   RunStore,
   StatisticsStore,
 } from '@meridian/persistence';
-import { Logger, LOGGER } from '@meridian/platform';
+import { classifyDependencyError, DependencyOutages, failureSummary, Logger, LOGGER } from '@meridian/platform';
 import { DataSource } from 'typeorm';
 import { SettingsService } from '../settings/settings.service';
 import { deletionActivityId } from '../connected-systems/connected-system.lookup';
@@ -98,9 +98,11 @@ export class RunProfileExecutor {
         session,
       );
       const heartbeat = setInterval(() => {
-        new ActivityStore(this.ds)
-          .heartbeat(activityId)
-          .catch((e: Error) => this.logger.log({ level: 'warning', message: `Heartbeat of activity ${activityId} failed: ${e.message}` }));
+        new ActivityStore(this.ds).heartbeat(activityId).catch((e: Error) => {
+          const dependency = classifyDependencyError(e);
+          if (dependency) DependencyOutages.of(this.logger).unavailable(dependency, failureSummary(e), `heartbeat of run ${activityId}`);
+          else this.logger.log({ level: 'warning', message: `Heartbeat of activity ${activityId} failed: ${e.message}` });
+        });
       }, HEARTBEAT_INTERVAL_MS);
       heartbeat.unref();
       try {
@@ -130,7 +132,11 @@ export class RunProfileExecutor {
       } catch (e) {
         const cancelled = e instanceof RunCancelledError;
         const reason = e instanceof Error ? e.message : String(e);
-        if (!cancelled && !(e instanceof DomainError)) {
+        const dependency = cancelled ? null : classifyDependencyError(e);
+        if (dependency) {
+          // An outage, not a fault of the run: the process logs it once (DependencyOutages), without a stack.
+          DependencyOutages.of(this.logger).unavailable(dependency, failureSummary(e), `run ${activityId}`);
+        } else if (!cancelled && !(e instanceof DomainError)) {
           this.logger.log({
             level: 'error',
             message: `Run ${activityId} (${runType} of "${system.name}") failed: ${reason}`,

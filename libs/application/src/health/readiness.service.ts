@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { SettingKeys } from '@meridian/domain';
+import { Dependency, SettingKeys } from '@meridian/domain';
 import { JobQueue } from '@meridian/jobs';
 import { pendingMigrations, pingDatabase } from '@meridian/persistence';
+import { DependencyOutages, failureSummary, Logger, LOGGER } from '@meridian/platform';
 import { DataSource } from 'typeorm';
 import { SettingsService } from '../settings/settings.service';
 
@@ -26,24 +27,35 @@ async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<
   }
 }
 
-/** Readiness: database reachable, migrations applied, Redis reachable, maintenance mode off. */
+/**
+ * Readiness: database reachable, migrations applied, Redis reachable, maintenance mode off. What it finds
+ * about PostgreSQL and Redis also starts or ends their outage in the log (DependencyOutages).
+ */
 @Injectable()
 export class ReadinessService {
+  private readonly outages: DependencyOutages;
+
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly jobs: JobQueue,
     private readonly settings: SettingsService,
-  ) {}
+    @Inject(LOGGER) logger: Logger,
+  ) {
+    this.outages = DependencyOutages.of(logger);
+  }
 
   async check(): Promise<Readiness> {
+    const started = Date.now();
     const reasons: string[] = [];
     const checks: Readiness['checks'] = { database: 'skipped', migrations: 'skipped', redis: 'skipped', maintenance: 'skipped' };
     try {
       await withTimeout(pingDatabase(this.ds), 2000, 'PostgreSQL');
       checks.database = 'ok';
+      this.outages.available(Dependency.Database, started);
     } catch (e) {
       checks.database = 'failed';
       reasons.push(`database unreachable: ${(e as Error).message}`);
+      this.outages.unavailable(Dependency.Database, failureSummary(e), 'readiness check');
     }
     if (checks.database === 'ok') {
       try {
@@ -63,9 +75,11 @@ export class ReadinessService {
     try {
       await this.jobs.ping(2000);
       checks.redis = 'ok';
+      this.outages.available(Dependency.Queue, started);
     } catch (e) {
       checks.redis = 'failed';
       reasons.push(`redis unreachable: ${(e as Error).message}`);
+      this.outages.unavailable(Dependency.Queue, failureSummary(e), 'readiness check');
     }
     return { ready: reasons.length === 0, reasons, checks };
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DomainError } from '@meridian/domain';
+import { Dependency, DependencyUnavailableError, DomainError } from '@meridian/domain';
 import { JobName, JobQueue } from '@meridian/jobs';
 import { QueueProbeEntity, QueueProbeStore } from '@meridian/persistence';
 import { DataSource } from 'typeorm';
@@ -27,7 +27,19 @@ export class QueueProbesService {
 
   async start(initiator: Initiator) {
     const probe = await this.ds.getRepository(QueueProbeEntity).save({ requestedBy: initiator.name });
-    await this.jobs.enqueue(JobName.Noop, { probeId: probe.id });
+    try {
+      await this.jobs.enqueue(JobName.Noop, { probeId: probe.id });
+    } catch {
+      // A probe that can never be processed would read "Queued" forever.
+      await this.ds
+        .getRepository(QueueProbeEntity)
+        .delete({ id: probe.id })
+        .catch(() => undefined);
+      throw new DependencyUnavailableError(
+        Dependency.Queue,
+        'The job queue (Redis) is unavailable; the probe was not queued. Try again later.',
+      );
+    }
     return probeView(probe);
   }
 

@@ -3,6 +3,8 @@ import { DependencyUnavailableError, DomainError, ErrorCode } from '@meridian/do
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { LOGGER, Logger } from '../logging/logger';
+import { asDependencyUnavailable, failureSummary } from './dependency-errors';
+import { DependencyOutages } from './dependency-outages';
 import { CODE_BY_STATUS, ErrorBody, STATUS_BY_CODE } from './error-body';
 
 type ErrorBase = Pick<ErrorBody, 'timestamp' | 'path'>;
@@ -18,13 +20,18 @@ interface BodyParserError extends Error {
 
 /**
  * Maps everything thrown while handling a request to the error body: DomainErrors by code, Nest's
- * HTTP exceptions by status, body-parser failures (malformed JSON, oversize bodies) to 400/413, a 503
- * the code chose to a warning in the log, and anything else to a 500 whose error id and stack are in the
- * log — never a stack trace in the response.
+ * HTTP exceptions by status, body-parser failures (malformed JSON, oversize bodies) to 400/413, a
+ * dependency outage (PostgreSQL, Redis, the identity provider; thrown as such or recognised from the
+ * driver's error) to 503 with Retry-After, a 503 the code chose to a warning in the log, and anything
+ * else to a 500 whose error id and stack are in the log — never a stack trace in the response.
  */
 @Catch()
 export class HttpExceptionFilter implements ExceptionFilter {
-  constructor(@Inject(LOGGER) private readonly logger: Logger) {}
+  private readonly outages: DependencyOutages;
+
+  constructor(@Inject(LOGGER) private readonly logger: Logger) {
+    this.outages = DependencyOutages.of(logger);
+  }
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
@@ -38,6 +45,8 @@ export class HttpExceptionFilter implements ExceptionFilter {
 
   toBody(exception: unknown, req: Request): { status: number; body: ErrorBody; retryAfterSeconds?: number } {
     const base = { timestamp: new Date().toISOString(), path: req.originalUrl?.split('?')[0] ?? req.url };
+    const outage = asDependencyUnavailable(exception);
+    if (outage) return this.dependencyUnavailable(outage, exception, req, base);
     if (exception instanceof DomainError) {
       const status = STATUS_BY_CODE[exception.code] ?? 400;
       if (exception.code === ErrorCode.ServiceUnavailable) return this.unavailable(exception, req, base);
@@ -112,7 +121,29 @@ export class HttpExceptionFilter implements ExceptionFilter {
   }
 
   /**
-   * A 503 the code chose to answer (single sign-on not configured, the queue down): an expected outcome
+   * A dependency is down: an expected, transient outcome. The first failure of an outage is one warning
+   * (DependencyOutages), the others a debug line each; never a stack. The body names the dependency.
+   */
+  private dependencyUnavailable(outage: DependencyUnavailableError, cause: unknown, req: Request, base: ErrorBase) {
+    const errorId = randomUUID();
+    const detail = cause === outage ? outage.message : `${outage.message} (${failureSummary(cause)})`;
+    this.outages.unavailable(outage.dependency, detail, `${req.method} ${base.path}`);
+    this.logger.log({
+      level: 'debug',
+      message: `Service unavailable ${errorId} on ${req.method} ${base.path}: ${outage.message}`,
+      errorId,
+      code: ErrorCode.ServiceUnavailable,
+      dependency: outage.dependency,
+    });
+    return {
+      status: 503,
+      body: { code: ErrorCode.ServiceUnavailable, message: outage.message, details: outage.details, errorId, ...base },
+      retryAfterSeconds: outage.retryAfterSeconds,
+    };
+  }
+
+  /**
+   * A 503 the code chose to answer (single sign-on not configured): an expected outcome
    * anyone may trigger, so a warning without a stack; an error with a stack would let anonymous calls
    * fill the error log.
    */
@@ -124,8 +155,11 @@ export class HttpExceptionFilter implements ExceptionFilter {
       errorId,
       code: ErrorCode.ServiceUnavailable,
     });
-    const retryAfterSeconds = exception instanceof DependencyUnavailableError ? exception.retryAfterSeconds : DEFAULT_RETRY_AFTER_SECONDS;
-    return { status: 503, body: { code: ErrorCode.ServiceUnavailable, message: exception.message, errorId, ...base }, retryAfterSeconds };
+    return {
+      status: 503,
+      body: { code: ErrorCode.ServiceUnavailable, message: exception.message, errorId, ...base },
+      retryAfterSeconds: DEFAULT_RETRY_AFTER_SECONDS,
+    };
   }
 
   private internal(exception: unknown, req: Request, base: ErrorBase, status: number, code: ErrorCode) {
