@@ -3,6 +3,7 @@ import { createTestEnvironment, hrCsvText, PrivatePostgres, PrivateRedis, TestEn
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { checkAnswer } from './api';
 import { freePort, ServiceProcess, startService, waitForHttp } from './processes';
 
 /**
@@ -96,6 +97,7 @@ describe('dependencies down and back (own PostgreSQL and Redis, real processes)'
       body: json === undefined ? undefined : JSON.stringify(json),
       headers: { 'X-Api-Key': env.bootstrapKey, ...(json === undefined ? {} : { 'Content-Type': 'application/json' }) },
     });
+    await checkAnswer(method, `${base}${path}`, res);
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : null, retryAfter: res.headers.get('retry-after') };
   }
