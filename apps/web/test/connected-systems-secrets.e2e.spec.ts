@@ -50,6 +50,7 @@ describe('Connected systems: secret settings over HTTP', () => {
   let app: INestApplication;
   let pg: Client;
   let openApi: OpenApiCheck;
+  let appClosed = false;
   const bodies: string[] = [];
 
   const api = async (method: HttpMethod, path: string, body?: unknown) => {
@@ -79,7 +80,7 @@ describe('Connected systems: secret settings over HTTP', () => {
 
   afterAll(async () => {
     await pg?.end();
-    await app?.close();
+    if (!appClosed) await app?.close();
     if (logger) await closeLogger(logger);
     await env?.cleanup();
     await db?.drop();
@@ -124,6 +125,9 @@ describe('Connected systems: secret settings over HTTP', () => {
     const [row] = (await pg.query(`SELECT * FROM connected_system WHERE id = $1`, [id])).rows;
     const stored = JSON.stringify(row);
     const activityRows = JSON.stringify((await pg.query(`SELECT * FROM activity`)).rows);
+    // Close the app first (its shutdown logs too), then flush the log to read it whole.
+    await app.close();
+    appClosed = true;
     await closeLogger(logger).catch(() => undefined);
     const logs = readdirSync(env.logDir)
       .map((f) => readFileSync(join(env.logDir, f), 'utf8'))

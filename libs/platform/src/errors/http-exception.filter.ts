@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
-import { DependencyUnavailableError, DomainError, ErrorCode } from '@meridian/domain';
+import { Dependency, DependencyUnavailableError, DomainError, ErrorCode } from '@meridian/domain';
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { LOGGER, Logger } from '../logging/logger';
@@ -123,11 +123,14 @@ export class HttpExceptionFilter implements ExceptionFilter {
   /**
    * A dependency is down: an expected, transient outcome. The first failure of an outage is one warning
    * (DependencyOutages), the others a debug line each; never a stack. The body names the dependency.
+   * The identity provider's outages are logged where they are seen whole — by the token verifier, which
+   * also knows when the provider answers again and that tokens signed with cached keys still pass.
    */
   private dependencyUnavailable(outage: DependencyUnavailableError, cause: unknown, req: Request, base: ErrorBase) {
     const errorId = randomUUID();
     const detail = cause === outage ? outage.message : `${outage.message} (${failureSummary(cause)})`;
-    this.outages.unavailable(outage.dependency, detail, `${req.method} ${base.path}`);
+    if (outage.dependency !== Dependency.IdentityProvider)
+      this.outages.unavailable(outage.dependency, detail, `${req.method} ${base.path}`);
     this.logger.log({
       level: 'debug',
       message: `Service unavailable ${errorId} on ${req.method} ${base.path}: ${outage.message}`,

@@ -30,9 +30,9 @@ export function requestReceivedMiddleware(req: Request, _res: Response, next: Ne
  * second attempt takes a fresh one, see RETRY_PAUSE_MS); if that fails too, the filter answers 503. Writes are never run
  * twice: they answer 503 and the client decides.
  *
- * It also ends recorded outages: a request authenticated after an outage began has read the database
- * (API keys and token subjects are looked up there), and a bearer token verified has reached the
- * identity provider's keys.
+ * It also ends a recorded database outage: a request authenticated after the outage began has read the
+ * database (API keys and token subjects are looked up there). The identity provider's outages are the
+ * token verifier's to log.
  */
 @Injectable()
 export class DependencyRetryInterceptor implements NestInterceptor {
@@ -63,6 +63,5 @@ export class DependencyRetryInterceptor implements NestInterceptor {
   private noteAnswered(user: Principal | undefined, started: number): void {
     if (!user) return;
     this.outages.available(Dependency.Database, started);
-    if (user.authMethod === 'oauth') this.outages.available(Dependency.IdentityProvider, started);
   }
 }
