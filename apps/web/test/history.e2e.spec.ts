@@ -4,7 +4,7 @@ import { BulkSession, ChangeOrigin, ChangeRecordStore, CsoChangeRow, MvoChangeRo
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { startWebApp, WebHarness } from './harness';
-import { CLIENT_ID, RESOURCE, startIdentityProvider, TestIdentityProvider } from './oidc-provider';
+import { RESOURCE, ssoSettings, startIdentityProvider, TestIdentityProvider } from './oidc-provider';
 
 const HISTORY = '/api/v1/history';
 const CS_BASE = '/api/v1/synchronisation/connected-systems';
@@ -79,12 +79,7 @@ describe('history (/api/v1/history, object history)', () => {
 
   beforeAll(async () => {
     idp = await startIdentityProvider();
-    h = await startWebApp({
-      OIDC_AUTHORITY: idp.issuer,
-      OIDC_CLIENT_ID: CLIENT_ID,
-      OIDC_AUDIENCE: RESOURCE,
-      OIDC_ALLOW_INSECURE_HTTP: 'true',
-    });
+    h = await startWebApp(ssoSettings(idp.issuer, { OIDC_AUDIENCE: RESOURCE }));
     ds = h.app.get(DataSource);
     db = new Client({ connectionString: h.db.url });
     await db.connect();

@@ -8,6 +8,14 @@ export const RESOURCE = 'urn:meridian:api';
 export const CLIENT_ID = 'meridian-console';
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
+/**
+ * The web app's single sign-on settings for a provider at `authority` (plain HTTP on the loopback), with
+ * the console's client id; `extra` adds or overrides (OIDC_AUDIENCE, timeouts…).
+ */
+export function ssoSettings(authority: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { OIDC_AUTHORITY: authority, OIDC_CLIENT_ID: CLIENT_ID, OIDC_ALLOW_INSECURE_HTTP: 'true', ...extra };
+}
+
 type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 
 export interface SignOptions {

@@ -5,7 +5,7 @@ import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { startWebApp, WebHarness } from './harness';
-import { CLIENT_ID, RESOURCE, startIdentityProvider, TestIdentityProvider } from './oidc-provider';
+import { CLIENT_ID, RESOURCE, ssoSettings, startIdentityProvider, TestIdentityProvider } from './oidc-provider';
 
 interface LogLine {
   level: string;
@@ -79,12 +79,7 @@ describe.each(configurations)('Bearer tokens under $label', ({ audience, env }) 
 
   beforeAll(async () => {
     idp = await startIdentityProvider({ audience });
-    h = await startWebApp({
-      OIDC_AUTHORITY: idp.issuer,
-      OIDC_CLIENT_ID: CLIENT_ID,
-      OIDC_ALLOW_INSECURE_HTTP: 'true',
-      ...env,
-    });
+    h = await startWebApp(ssoSettings(idp.issuer, env));
     await h.http
       .post('/api/v1/metaverse/objects')
       .set('X-Api-Key', h.adminKey)
@@ -278,13 +273,7 @@ describe('Bearer tokens: key rotation and provider outages', () => {
 
   beforeAll(async () => {
     idp = await startIdentityProvider();
-    h = await startWebApp({
-      OIDC_AUTHORITY: idp.issuer,
-      OIDC_CLIENT_ID: CLIENT_ID,
-      OIDC_AUDIENCE: RESOURCE,
-      OIDC_ALLOW_INSECURE_HTTP: 'true',
-      OIDC_HTTP_TIMEOUT_SECONDS: '1',
-    });
+    h = await startWebApp(ssoSettings(idp.issuer, { OIDC_AUDIENCE: RESOURCE, OIDC_HTTP_TIMEOUT_SECONDS: '1' }));
     verifier = h.app.get(OidcTokenVerifier);
     verifier.clock = () => Date.now() + offset;
   });
@@ -391,12 +380,9 @@ describe('Bearer tokens: a provider that is unreachable from the start', () => {
   beforeAll(async () => {
     hangingServer = createServer(() => undefined);
     await new Promise<void>((r) => hangingServer.listen(0, '127.0.0.1', r));
-    h = await startWebApp({
-      OIDC_AUTHORITY: `http://127.0.0.1:${(hangingServer.address() as AddressInfo).port}`,
-      OIDC_CLIENT_ID: CLIENT_ID,
-      OIDC_ALLOW_INSECURE_HTTP: 'true',
-      OIDC_HTTP_TIMEOUT_SECONDS: '1',
-    });
+    h = await startWebApp(
+      ssoSettings(`http://127.0.0.1:${(hangingServer.address() as AddressInfo).port}`, { OIDC_HTTP_TIMEOUT_SECONDS: '1' }),
+    );
   });
 
   afterAll(async () => {

@@ -1,5 +1,5 @@
 import { SignJWT } from 'jose';
-import { CLIENT_ID, RESOURCE, startIdentityProvider, TestIdentityProvider } from './oidc-provider';
+import { CLIENT_ID, RESOURCE, ssoSettings, startIdentityProvider, TestIdentityProvider } from './oidc-provider';
 import { startWebApp, WebHarness } from './harness';
 
 describe('OIDC bearer tokens from a real provider', () => {
@@ -9,13 +9,7 @@ describe('OIDC bearer tokens from a real provider', () => {
 
   beforeAll(async () => {
     idp = await startIdentityProvider();
-    h = await startWebApp({
-      OIDC_AUTHORITY: idp.issuer,
-      OIDC_CLIENT_ID: CLIENT_ID,
-      OIDC_AUDIENCE: RESOURCE,
-      OIDC_SCOPES: 'openid profile',
-      OIDC_ALLOW_INSECURE_HTTP: 'true',
-    });
+    h = await startWebApp(ssoSettings(idp.issuer, { OIDC_AUDIENCE: RESOURCE, OIDC_SCOPES: 'openid profile' }));
     const admin = { 'X-Api-Key': h.adminKey };
     const user = await h.http
       .post('/api/v1/metaverse/objects')

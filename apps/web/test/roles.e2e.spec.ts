@@ -1,7 +1,7 @@
 import { authorisedRequest, expectErrorBody } from '@meridian/testing';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { CLIENT_ID, RESOURCE, startIdentityProvider, TestIdentityProvider } from './oidc-provider';
+import { RESOURCE, ssoSettings, startIdentityProvider, TestIdentityProvider } from './oidc-provider';
 import { startWebApp, WebHarness } from './harness';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -29,12 +29,7 @@ describe('roles (/api/v1/roles)', () => {
 
   beforeAll(async () => {
     idp = await startIdentityProvider();
-    h = await startWebApp({
-      OIDC_AUTHORITY: idp.issuer,
-      OIDC_CLIENT_ID: CLIENT_ID,
-      OIDC_AUDIENCE: RESOURCE,
-      OIDC_ALLOW_INSECURE_HTTP: 'true',
-    });
+    h = await startWebApp(ssoSettings(idp.issuer, { OIDC_AUDIENCE: RESOURCE }));
     db = new Client({ connectionString: h.db.url });
     await db.connect();
     operator = (

@@ -29,8 +29,22 @@ const FRACTIONAL = new Set(['seconds', 'objectsPerSecond', 'minimum', 'maximum']
 /** Allows null beside a `$ref` or an untyped `oneOf`, in a form OpenAPI 3.0 validators and Redocly accept. */
 const NULL_ONLY: Schema = { type: 'object', nullable: true, enum: [null], description: 'No value.' };
 
-const errorBody = (description: string) => ({
-  description,
+/** What each error status means, wherever an operation documents it (always with the error body). */
+export const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request.',
+  401: 'Missing, invalid, expired or disabled credentials (UNAUTHORISED).',
+  403: 'Authenticated, but the Administrator role is required (FORBIDDEN).',
+  404: 'The resource does not exist (NOT_FOUND).',
+  409: 'The request conflicts with the current state (CONFLICT).',
+  413: 'The body is larger than the limit (PAYLOAD_TOO_LARGE).',
+  415: 'The body is not JSON (BAD_REQUEST): send Content-Type application/json.',
+  429: 'Too many requests (RATE_LIMITED); retry after Retry-After seconds.',
+  500: 'Unexpected error (INTERNAL_ERROR) with an errorId.',
+  503: 'A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds.',
+};
+
+const errorBody = (status: number) => ({
+  description: ERROR_DESCRIPTIONS[status],
   content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBodyDto' } } },
 });
 
@@ -99,10 +113,10 @@ export function refineDocument(document: OpenApiDocument, parameters: Map<string
         refineSchema(parameter.schema, parameter.name);
       }
       if (BODY_METHODS.includes(method)) {
-        // The body parser runs before any route: whatever the operation, a body must be JSON and fit the limit.
-        operation.responses['400'] ??= errorBody('The body is not valid JSON (BAD_REQUEST).');
-        operation.responses['413'] ??= errorBody('The body is larger than the limit (PAYLOAD_TOO_LARGE).');
-        operation.responses['415'] ??= errorBody('The body is not JSON (BAD_REQUEST): send Content-Type application/json.');
+        // The body parser runs before any route: whatever the operation, a body must be JSON and fit the limit
+        // (every operation documents 400 already).
+        operation.responses['413'] ??= errorBody(413);
+        operation.responses['415'] ??= errorBody(415);
       }
       if (operation.requestBody) {
         const ref: string | undefined = operation.requestBody.content?.['application/json']?.schema?.$ref;

@@ -1,6 +1,6 @@
 import { applyDecorators, INestApplication, Type } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiResponse, DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { OpenApiDocument, parameterSchemas, refineDocument } from './openapi-refine';
+import { ERROR_DESCRIPTIONS, OpenApiDocument, parameterSchemas, refineDocument } from './openapi-refine';
 
 /** The error body of every 4xx/5xx (ARCHITECTURE.md §4). */
 export class ErrorBodyDto {
@@ -37,19 +37,6 @@ export class ErrorBodyDto {
   @ApiProperty() path: string;
 }
 
-const DESCRIPTIONS: Record<number, string> = {
-  400: 'Invalid input (VALIDATION_ERROR with validationErrors by field, or BAD_REQUEST). Unknown body fields are rejected, and so is a NUL character anywhere in the request.',
-  401: 'Missing, invalid, expired or disabled credentials (UNAUTHORISED).',
-  403: 'Authenticated, but the Administrator role is required (FORBIDDEN).',
-  404: 'The resource does not exist (NOT_FOUND).',
-  409: 'The request conflicts with the current state (CONFLICT).',
-  413: 'The body is larger than the limit (PAYLOAD_TOO_LARGE).',
-  415: 'The body is not JSON (BAD_REQUEST): send Content-Type application/json.',
-  429: 'Too many requests (RATE_LIMITED); retry after Retry-After seconds.',
-  500: 'Unexpected error (INTERNAL_ERROR) with an errorId.',
-  503: 'A dependency (database, queue or identity provider) is unavailable (SERVICE_UNAVAILABLE); retry after Retry-After seconds.',
-};
-
 const RETRY_AFTER = {
   'Retry-After': { description: 'Seconds to wait before trying again.', required: true, schema: { type: 'integer', minimum: 0 } },
 };
@@ -63,7 +50,7 @@ const ALWAYS = [400, 429, 500, 503];
 const errorResponse = (status: number) =>
   ApiResponse({
     status,
-    description: DESCRIPTIONS[status] ?? 'Error',
+    description: ERROR_DESCRIPTIONS[status] ?? 'Error',
     type: ErrorBodyDto,
     ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
   });

@@ -57,11 +57,11 @@ export enum Dependency {
   IdentityProvider = 'identityProvider',
 }
 
-/** How the API names each dependency to a client (readiness, error messages, docs/api.md). */
+/** How messages name each dependency, as the subject that opens them ("The database (PostgreSQL) is …"). */
 export const DEPENDENCY_NAMES: Record<Dependency, string> = {
-  [Dependency.Database]: 'the database (PostgreSQL)',
-  [Dependency.Queue]: 'the job queue (Redis)',
-  [Dependency.IdentityProvider]: 'the identity provider',
+  [Dependency.Database]: 'The database (PostgreSQL)',
+  [Dependency.Queue]: 'The job queue (Redis)',
+  [Dependency.IdentityProvider]: 'The identity provider',
 };
 
 /**

@@ -82,8 +82,7 @@ export function classifyDependencyError(error: unknown, depth = 0): Dependency |
 
 /** "The database (PostgreSQL) is unavailable…": the message a client reads in the 503 body. */
 export function dependencyUnavailableMessage(dependency: Dependency): string {
-  const name = DEPENDENCY_NAMES[dependency];
-  return `${name.charAt(0).toUpperCase()}${name.slice(1)} is unavailable; try again later.`;
+  return `${DEPENDENCY_NAMES[dependency]} is unavailable; try again later.`;
 }
 
 /**

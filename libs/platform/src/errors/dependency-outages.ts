@@ -49,7 +49,7 @@ export class DependencyOutages {
     this.logger.log({
       level: 'warning',
       message:
-        `${capitalise(DEPENDENCY_NAMES[dependency])} is unavailable${context ? ` (${context})` : ''}: ${detail.replace(/\.+$/, '')}. ` +
+        `${DEPENDENCY_NAMES[dependency]} is unavailable${context ? ` (${context})` : ''}: ${detail.replace(/\.+$/, '')}. ` +
         'Requests that need it answer 503 until it is back; further failures are not logged until then.',
       dependency,
     });
@@ -73,7 +73,7 @@ export class DependencyOutages {
     const seconds = ((Date.now() - current.since) / 1000).toFixed(1);
     this.logger.log({
       level: 'information',
-      message: `${capitalise(DEPENDENCY_NAMES[dependency])} is available again after ${seconds} s (${current.failures} failure(s) during the outage).`,
+      message: `${DEPENDENCY_NAMES[dependency]} is available again after ${seconds} s (${current.failures} failure(s) during the outage).`,
       dependency,
       outageSeconds: Number(seconds),
       failures: current.failures,
@@ -89,8 +89,4 @@ export class DependencyOutages {
   current(): Dependency[] {
     return [...this.outages.keys()];
   }
-}
-
-function capitalise(text: string): string {
-  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 }
