@@ -125,6 +125,8 @@ class Setup {
 
 export interface RunFigures {
   seconds: number;
+  /** CPU time of the worker process (user + system) during the run. */
+  cpuSeconds: number;
   objects: number;
   peakRss: number;
   activity: Record<string, any>;
@@ -225,15 +227,23 @@ export async function openPipeline(n: number, options: PipelineOptions = {}): Pr
       }, 100);
       const id = await setup.activity(system.id, system.profiles[runType] ?? system.profiles.FullImport, runType);
       const started = process.hrtime.bigint();
+      const cpu = process.cpuUsage();
       await executor.execute(id, 'bench');
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const used = process.cpuUsage(cpu);
       clearInterval(sampler);
       peak = Math.max(peak, process.memoryUsage().rss);
       const a = await setup.one(`SELECT * FROM activity WHERE id = $1`, [id]);
       const problem =
         a.status === 'Complete' || a.status === 'CompleteWithWarning' ? check(a) : `${a.status}: ${a.error_message ?? a.message}`;
       if (problem) throw new Error(`${label} (${rate(n)}): ${problem}`);
-      return { seconds, objects: Math.max(a.objects_processed, 1), peakRss: peak, activity: a };
+      return {
+        seconds,
+        cpuSeconds: (used.user + used.system) / 1e6,
+        objects: Math.max(a.objects_processed, 1),
+        peakRss: peak,
+        activity: a,
+      };
     };
     return { root, hr, dir, run, one: (sql, params) => setup.one(sql, params), close };
   } catch (e) {

@@ -6,7 +6,8 @@
 //   full import (new) → full import (unchanged) → full synchronisation (project, 14 mapped attributes,
 //   provision to the CSV target) → export of every create → 1 % of people changed: import, then delta
 //   synchronisation.
-// Prints objects per second and the worker's peak RSS for each run. Asserts the outcome (counts), never timings.
+// Prints objects per second and the worker's peak RSS for each run (MERIDIAN_BENCH_PHASES=1: also the
+// time per phase from each activity's execution statistics). Asserts the outcome (counts), never timings.
 import { join } from 'node:path';
 import { mb, openPipeline, PAGE_SIZE, rate, writeChangedHrCsv } from './engine-pipeline';
 
@@ -21,6 +22,13 @@ async function benchSize(n: number): Promise<void> {
       console.log(
         `${rate(n).padStart(9)}  ${label.padEnd(34)} ${f.seconds.toFixed(1).padStart(7)} s ${rate(f.objects / f.seconds).padStart(9)} objects/s   peak rss ${mb(f.peakRss)}`,
       );
+      // MERIDIAN_BENCH_PHASES=1: where the run spent its time (the activity's execution statistics).
+      if (process.env.MERIDIAN_BENCH_PHASES) {
+        const phases: Array<{ name: string; seconds: number }> = f.activity.execution_stats?.phases ?? [];
+        console.log(
+          `           worker CPU ${f.cpuSeconds.toFixed(1)} s; ${phases.map((x) => `${x.name} ${x.seconds.toFixed(1)} s`).join(', ')}`,
+        );
+      }
     };
     await run('full import, new', hr, 'FullImport', (a) => (a.total_added === n ? null : `added ${a.total_added}`));
     await run('full import, nothing changed', hr, 'FullImport', (a) =>

@@ -10,7 +10,7 @@ import {
   UnresolvedReferenceHandling,
 } from '@meridian/domain';
 import { ImportedObject } from '@meridian/connectors';
-import { ChangeRecordStore } from '@meridian/persistence';
+import { ChangeRecordStore, ImportStore } from '@meridian/persistence';
 import { HR_CSV_COLUMNS, HrRecord, hrRecord } from '@meridian/testing';
 import { EngineFixture, ScriptedConnector, SystemSetup } from './engine-fixture';
 
@@ -462,6 +462,70 @@ describe('import (worker)', () => {
         },
         Ignore: { status: ActivityStatus.Complete, errors: 0, warned: false, items: [] },
       });
+    });
+
+    it('resolves references as objects are written when they name objects already met, and after the import otherwise', async () => {
+      const resolvedAfter = jest.spyOn(ImportStore.prototype, 'resolveReferences');
+      const rewritten = async () => {
+        const batches = await Promise.all(resolvedAfter.mock.results.map((r) => r.value as Promise<{ changed: number }>));
+        resolvedAfter.mockClear();
+        return batches.reduce((n, b) => n + b.changed, 0);
+      };
+      /** Every object's resolved manager, by external IDs (null: unresolved). */
+      const managers = async (systemId: number, attribute: number) => {
+        const objects = await f.objects(systemId);
+        const byId = new Map([...objects.values()].map((o) => [o.id, o.external_id]));
+        return Object.fromEntries(
+          [...objects.values()].map((o) => [
+            o.external_id,
+            (o.resolved_references[String(attribute)] ?? []).map((id: string | null) => (id ? (byId.get(id) ?? `missing ${id}`) : null)),
+          ]),
+        );
+      };
+      const expected = Object.fromEntries(
+        Array.from({ length: 25 }, (_, k) => {
+          const r = hrRecord(k + 1);
+          return [r.employeeId, r.manager ? [r.manager] : []];
+        }),
+      );
+      try {
+        // Managers come before their reports (pages of 10): every reference resolves as its object is written,
+        // in its page or from an earlier one, and nothing is written a second time.
+        const inOrder = await hrSystem('refs-write/people.csv', 25, { handling: UnresolvedReferenceHandling.Ignore });
+        resolvedAfter.mockClear();
+        expect(await f.run(inOrder.systemId, inOrder.full)).toMatchObject({ status: ActivityStatus.Complete, total_added: 25 });
+        expect(await managers(inOrder.systemId, inOrder.attributes.manager)).toEqual(expected);
+        expect(await rewritten()).toBe(0);
+
+        // Reports before their managers: those references are resolved after the import, to the same objects.
+        const reversed = await hrSystem('refs-late/people.csv', 25, { handling: UnresolvedReferenceHandling.Ignore });
+        f.writeFile(
+          'refs-late/people.csv',
+          [HR_CSV_COLUMNS.join(','), ...Array.from({ length: 25 }, (_, k) => line(hrRecord(25 - k)))].join('\n'),
+        );
+        resolvedAfter.mockClear();
+        expect(await f.run(reversed.systemId, reversed.full)).toMatchObject({ status: ActivityStatus.Complete, total_added: 25 });
+        expect(await managers(reversed.systemId, reversed.attributes.manager)).toEqual(expected);
+        expect(await rewritten()).toBeGreaterThan(0);
+
+        // A manager met on page 1 and again on page 3 is rejected as a duplicate and removed: the references
+        // written to him on pages 1 and 2 are resolved again after the import (to nothing), none left dangling.
+        const dup = await hrSystem('refs-dup/people.csv', 25, { handling: UnresolvedReferenceHandling.Ignore });
+        f.writeFile(
+          'refs-dup/people.csv',
+          hr(25, (r) => r, [line({ ...hrRecord(2), title: 'Twin' })]),
+        );
+        const a = await f.run(dup.systemId, dup.full);
+        expect(a).toMatchObject({ status: ActivityStatus.CompleteWithError, total_added: 24, total_errors: 2 });
+        const withoutTwo = Object.fromEntries(
+          Object.entries(expected)
+            .filter(([id]) => id !== 'EMP000002')
+            .map(([id, m]) => [id, m[0] === 'EMP000002' ? [null] : m]),
+        );
+        expect(await managers(dup.systemId, dup.attributes.manager)).toEqual(withoutTwo);
+      } finally {
+        resolvedAfter.mockRestore();
+      }
     });
 
     it('resolves by secondary external ID, case-insensitively', async () => {

@@ -128,6 +128,19 @@ describe('run lifecycle', () => {
     expect(await BulkSession.with(ds, (session) => new StatisticsStore(session).refresh(['connected_system_object']))).toEqual([]);
   });
 
+  it('plans without parallel workers, and commits pages without waiting for the disk while runs end durably', async () => {
+    const ds = worker.get(DataSource);
+    expect((await ds.query('SHOW max_parallel_workers_per_gather'))[0].max_parallel_workers_per_gather).toBe('0');
+    const seen = await BulkSession.with(ds, async (session) => {
+      const setting = async () => (await session.row<{ synchronous_commit: string }>('SHOW synchronous_commit'))!.synchronous_commit;
+      const page = await session.transaction(setting, 'page');
+      const durable = await session.transaction(setting);
+      return { page, durable, after: await setting() };
+    });
+    // Only the page's own transaction is relaxed: the connection goes back to the pool as it was.
+    expect(seen).toEqual({ page: 'off', durable: 'on', after: 'on' });
+  });
+
   it('reaps a run whose worker stopped heart-beating and releases its locks', async () => {
     const id = await seed.activity(system.id, system.profiles.FullImport, 'FullImport');
     await pg.query(`UPDATE activity SET claimed_at = now() - interval '1 hour', heartbeat_at = now() - interval '1 hour' WHERE id = $1`, [

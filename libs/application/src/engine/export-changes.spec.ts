@@ -46,6 +46,7 @@ function row(changeType: string, changes: StoredAttributeChange[], extra: Partia
     status: ConnectorSpaceObjectStatus.Normal,
     displayName: 'Ada',
     metaverseObjectId: 'mv-self',
+    empty: false,
     current: {},
     currentReferences: {},
     ...extra,

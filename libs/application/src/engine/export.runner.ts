@@ -112,7 +112,7 @@ export class ExportRunner implements EngineRunner {
           const applied = await store.apply(system.id, maxAttempts);
           await this.recordItems(ctx, store, maxAttempts);
           return applied;
-        }),
+        }, 'page'),
       )
       .catch((e: unknown) => {
         throw new Error(
@@ -224,6 +224,7 @@ function stagedResult(
     objectType: p.objectType,
     displayName: row.displayName,
     metaverseObjectId: row.metaverseObjectId,
+    empty: row.empty,
     success,
     confirmed,
     externalId: success ? (externalId ?? p.externalIdValue ?? row.externalId) : row.externalId,

@@ -163,7 +163,7 @@ export async function confirmExports(ctx: RunContext, store: ImportStore, schema
     const page = await store.exportedPendingExports(after, ctx.info.pageSize);
     if (!page.length) break;
     const plan = planConfirmations(page, schema, maxRetries);
-    await ctx.session.transaction(() => store.applyConfirmations(plan.remove, plan.updates));
+    await ctx.session.transaction(() => store.applyConfirmations(plan.remove, plan.updates), 'page');
     for (const d of plan.decisions) {
       const pe = d.pendingExport;
       const about = {

@@ -1,5 +1,5 @@
 import { AttributeDataType, ExecutionErrorType, ObjectChangeType, UnresolvedReferenceHandling } from '@meridian/domain';
-import type { ImportStore, UnresolvedReferences } from '@meridian/persistence';
+import { ConnectorSpaceObjectInput, ImportStore, UnresolvedReferences, uuidV7 } from '@meridian/persistence';
 import type { RunContext } from './run-context';
 import type { SystemSchema } from './system-schema';
 
@@ -72,4 +72,66 @@ function report(ctx: RunContext, schema: SystemSchema, u: UnresolvedReferences, 
       errorMessage: message,
       outcomes: { [ExecutionErrorType.UnresolvedReference]: u.count },
     });
+}
+
+/**
+ * Resolves the references of new objects as they are written, so that an import whose references name
+ * objects it has already met (managers before their reports, groups after their members) does not
+ * rewrite every object a second time after its pages. It applies only when one object type can be
+ * referred to (the system's only selected type with an external ID: every value then names at most one
+ * object) and only to objects whose every reference value names an object that exists already — one of
+ * the same page, or one found by a single statement per page. Anything else is left unresolved (NULL),
+ * for the resolution after the import, which also decides what the values that match nothing or match
+ * by secondary external ID mean. An object referred to this way that the same import later removes (a
+ * duplicate undone) or obsoletes is noted as gone, and the objects referring to it are resolved again
+ * after the import, as every reference to an obsoleted object is.
+ */
+export class WriteTimeReferences {
+  private constructor(
+    private readonly targetTypeId: number,
+    private readonly attributesByType: ReadonlyMap<number, readonly number[]>,
+  ) {}
+
+  /** Null when the schema has no reference attribute, or more than one type an object can be referred to by. */
+  static of(schema: SystemSchema): WriteTimeReferences | null {
+    const targets = schema.objectTypes.filter((t) => t.externalId);
+    const attributesByType = new Map<number, number[]>();
+    for (const t of schema.objectTypes) {
+      const ids = t.attributes.filter((a) => a.type === AttributeDataType.Reference).map((a) => a.id);
+      if (ids.length) attributesByType.set(t.id, ids);
+    }
+    return targets.length === 1 && attributesByType.size ? new WriteTimeReferences(targets[0].id, attributesByType) : null;
+  }
+
+  /** Gives new objects their ids now and their resolved references where every value resolves. One statement at most. */
+  async resolve(store: ImportStore, inserts: readonly ConnectorSpaceObjectInput[]): Promise<void> {
+    const inPage = new Map<string, string>();
+    const wanted = new Set<string>();
+    for (const o of inserts) {
+      if (o.objectTypeId === this.targetTypeId) inPage.set(o.externalId, (o.id ??= uuidV7()));
+    }
+    for (const o of inserts) {
+      for (const attributeId of this.attributesByType.get(o.objectTypeId) ?? []) {
+        for (const v of o.attributes[String(attributeId)] ?? []) if (!inPage.has(String(v))) wanted.add(String(v));
+      }
+    }
+    const found = await store.idsByExternalId(this.targetTypeId, [...wanted]);
+    for (const o of inserts) {
+      const attributeIds = this.attributesByType.get(o.objectTypeId);
+      if (!attributeIds) continue;
+      const resolved: Record<string, string[]> = {};
+      let complete = true;
+      for (const attributeId of attributeIds) {
+        const values = o.attributes[String(attributeId)];
+        if (!values?.length) continue;
+        const ids = values.map((v) => inPage.get(String(v)) ?? found.get(String(v)));
+        if (ids.some((id) => id === undefined)) {
+          complete = false;
+          break;
+        }
+        resolved[String(attributeId)] = ids as string[];
+      }
+      if (complete) o.resolvedReferences = resolved;
+    }
+  }
 }

@@ -24,7 +24,7 @@ import { EngineRunner } from './engine-runner';
 import { confirmExports } from './import-confirmation';
 import { addedRecords } from './cso-changes';
 import { AcceptedObject, duplicateProblem, importKey, ImportPagePreparer, ImportProblem, PreparedPage } from './import-page';
-import { resolveImportReferences } from './import-references';
+import { resolveImportReferences, WriteTimeReferences } from './import-references';
 import { RunCancelledError, RunContext } from './run-context';
 import { SystemSchema } from './system-schema';
 
@@ -168,6 +168,7 @@ export class ImportRunner implements EngineRunner {
     connectorContext: ConnectorContext,
   ): Promise<number> {
     const preparer = new ImportPagePreparer(schema);
+    const references = WriteTimeReferences.of(schema);
     const pages = session.pages()[Symbol.asyncIterator]();
     const read = async (): Promise<{ prepared: PreparedPage; read: number } | null> => {
       const next: IteratorResult<ImportPage> = await this.fromConnector(schema.system, connectorContext, () => pages.next());
@@ -186,7 +187,7 @@ export class ImportRunner implements EngineRunner {
         ahead = read();
         ahead.catch(() => undefined); // awaited on the next turn (or settled below when the run stops)
         identified += page.prepared.identified;
-        await this.writePage(ctx, store, schema, page.prepared);
+        await this.writePage(ctx, store, schema, page.prepared, references);
         ctx.say(`Importing "${schema.system.name}": ${ctx.processed + page.read} object(s) read.`);
         await ctx.pageDone(page.read);
       }
@@ -207,7 +208,13 @@ export class ImportRunner implements EngineRunner {
    * written. The page's writes are atomic: one statement, or one transaction when there are several (a
    * page that changed nothing costs the claim alone). Items and counters follow once the page is written.
    */
-  private async writePage(ctx: RunContext, store: ImportStore, schema: SystemSchema, prepared: PreparedPage): Promise<void> {
+  private async writePage(
+    ctx: RunContext,
+    store: ImportStore,
+    schema: SystemSchema,
+    prepared: PreparedPage,
+    references: WriteTimeReferences | null,
+  ): Promise<void> {
     const keyOf = (o: { objectTypeId: number; externalId: string }) => importKey(o.objectTypeId, o.externalId);
     const keys: ImportClaimKey[] = [
       ...prepared.accepted.map((o): ImportClaimKey => ({
@@ -234,6 +241,7 @@ export class ImportRunner implements EngineRunner {
       }
     });
     const plan = planConnectorSpaceBatch(upserts, existing);
+    if (references && plan.inserts.length) await references.resolve(store, plan.inserts);
     // New objects are recorded (`Added`) by a COPY of their own; updates and deletes by their statements.
     const recordAdded = ctx.info.history.cso && plan.inserts.length > 0;
     const atomic = repeated.size > 0 || plan.statements + (deletes.length ? 1 : 0) + (recordAdded ? 1 : 0) > 1;
@@ -268,7 +276,7 @@ export class ImportRunner implements EngineRunner {
       }
       return result;
     };
-    const { undone, undoneErrors } = atomic ? await ctx.session.transaction(write) : await write();
+    const { undone, undoneErrors } = atomic ? await ctx.session.transaction(write, 'page') : await write();
 
     for (const p of prepared.problems) this.problem(ctx, p);
     ctx.counters.totalErrors -= undoneErrors;

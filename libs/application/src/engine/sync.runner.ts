@@ -64,7 +64,7 @@ export class SyncRunner implements EngineRunner {
             // changed rows the read-ahead already holds: they are read again after the commit.
             reread = result.touchedOthersOfSystem;
             await ctx.flushItems();
-          }),
+          }, 'page'),
         );
         next = reread ? ahead.then((): Promise<SyncCso[]> => readAhead.page(system.id, after, ctx.info.pageSize, deltaOnly)) : ahead;
         inFlight = next.catch(() => undefined);

@@ -21,6 +21,13 @@ export interface ConnectorSpaceObjectInput {
    * out here otherwise. Must describe the fields above.
    */
   content?: ConnectorSpaceContent;
+  /** The id of a new object, when the caller needs it before the write (otherwise a new UUID v7 at write time). */
+  id?: string;
+  /**
+   * A new object's resolved references (`{ "<attributeId>": [csoId, …] }`), when the caller resolved
+   * them all before the write; undefined leaves them to be resolved after the import (NULL).
+   */
+  resolvedReferences?: Record<string, string[]>;
 }
 
 /** The canonical attribute JSON of an object and its content hash. */
@@ -167,7 +174,7 @@ export function connectorSpaceCopyRow(o: ConnectorSpaceObjectInput): CopyValue[]
   const content = connectorSpaceContent(o);
   // The attribute JSON is already text: PreEncoded keeps copyRows from serialising it a second time.
   return [
-    uuidV7(),
+    o.id ?? uuidV7(),
     o.connectedSystemId,
     o.objectTypeId,
     o.externalId,
@@ -527,13 +534,16 @@ export async function writeConnectorSpacePlan(
     out.changes.push({ id, connectedSystemId: o.connectedSystemId, objectTypeId: o.objectTypeId, externalId: o.externalId, inserted });
   // Rows of new objects are built while COPY streams them, so encoding overlaps with the database's work.
   if (plan.inserts.length) {
+    // References the caller resolved before the write go in with the objects (one more column).
+    const withReferences = plan.inserts.some((o) => o.resolvedReferences);
     await copyRows(
       client,
       'connected_system_object',
-      CONNECTOR_SPACE_COPY_COLUMNS,
+      withReferences ? [...CONNECTOR_SPACE_COPY_COLUMNS, 'resolved_references'] : CONNECTOR_SPACE_COPY_COLUMNS,
       (function* () {
         for (const o of plan.inserts) {
           const row = connectorSpaceCopyRow(o);
+          if (withReferences) row.push(o.resolvedReferences ?? null);
           change(o, row[ID] as string, true);
           out.inserted++;
           yield row;

@@ -20,6 +20,12 @@ export interface ExportPageRow {
   status: string;
   displayName: string | null;
   metaverseObjectId: string | null;
+  /**
+   * The object held no values when read (a placeholder awaiting its Create). Nothing else writes an
+   * object's values while its system's export runs (imports of the system wait for its lock;
+   * synchronisations write joins, not values), so it still holds none when the results are applied.
+   */
+  empty: boolean;
   /** The object's current values of the attributes the export touches (only those). */
   current: Record<string, unknown[]>;
   /** The object's resolved references of the attributes the export touches: connector space object ids. */
@@ -47,6 +53,8 @@ export interface StagedExportResult {
   objectType: string | null;
   displayName: string | null;
   metaverseObjectId: string | null;
+  /** The object held no values when read (ExportPageRow.empty). */
+  empty: boolean;
   success: boolean;
   confirmed: boolean;
   externalId: string | null;
@@ -126,12 +134,13 @@ const RESULT_COLUMNS = [
   'references_set',
   'references_unset',
   'added_changes',
+  'was_empty',
 ];
 const RESULTS_DDL = `pe_id uuid PRIMARY KEY, cso_id uuid NOT NULL, change_type text NOT NULL, fingerprint text NOT NULL, error_count int NOT NULL,
   object_type_id int, object_type text, display_name text, metaverse_object_id uuid,
   success boolean NOT NULL, confirmed boolean NOT NULL, external_id text, secondary_external_id text, error text,
   sent jsonb, deferred jsonb, attributes_set jsonb NOT NULL, attributes_unset jsonb NOT NULL, references_set jsonb NOT NULL, references_unset jsonb NOT NULL,
-  added_changes json, current boolean NOT NULL DEFAULT false`;
+  added_changes json, was_empty boolean NOT NULL, current boolean NOT NULL DEFAULT true`;
 
 const PENDING = `'${PendingExportStatus.Pending}'`;
 const CREATE = `'${PendingExportChangeType.Create}'`;
@@ -175,7 +184,7 @@ export class ExportStore {
       `SELECT p.id, p.connected_system_object_id AS "csoId", p.change_type AS "changeType", p.attribute_changes AS "attributeChanges",
               p.xmin::text AS fingerprint, p.error_count AS "errorCount",
               c.object_type_id AS "objectTypeId", c.external_id AS "externalId", c.secondary_external_id AS "secondaryExternalId",
-              c.status, c.display_name AS "displayName", c.metaverse_object_id AS "metaverseObjectId",
+              c.status, c.display_name AS "displayName", c.metaverse_object_id AS "metaverseObjectId", c.attributes = '{}'::jsonb AS empty,
               CASE WHEN c.attributes = '{}'::jsonb THEN '{}'::jsonb
                    ELSE (SELECT coalesce(jsonb_object_agg(k, c.attributes -> k), '{}') FROM (${TOUCHED}) t WHERE c.attributes ? k) END AS current,
               CASE WHEN c.resolved_references IS NULL OR c.resolved_references = '{}'::jsonb THEN '{}'::jsonb
@@ -229,6 +238,7 @@ export class ExportStore {
         r.referencesSet,
         r.referencesUnset,
         r.addedChanges ? new PreEncoded(escapeCopyText(r.addedChanges)) : null,
+        r.empty,
       ]),
     );
   }
@@ -242,13 +252,18 @@ export class ExportStore {
     // Temporary tables are never analysed automatically; the joins below need real row counts.
     await this.s.count(`ANALYZE ${RESULTS}`);
     // Locks the exports that are still as read (in id order), so a synchronisation merging into one of
-    // them waits for this transaction, and one that got there first is recognised as changed.
+    // them waits for this transaction, and one that got there first is recognised as changed. The count
+    // reads the locking query to its end (every row locked); then only the results whose export was
+    // changed are marked (`current` false, usually none): a lock never changes a row's version.
+    await this.s.row(
+      `SELECT count(*) FROM (SELECT p.id FROM pending_export p JOIN ${RESULTS} x ON x.pe_id = p.id
+                               WHERE p.status = ${PENDING} AND p.change_type = x.change_type AND p.xmin::text = x.fingerprint
+                               ORDER BY p.id FOR UPDATE OF p) l`,
+    );
     await this.s.count(
-      `UPDATE ${RESULTS} r SET current = true
-         FROM (SELECT p.id FROM pending_export p JOIN ${RESULTS} x ON x.pe_id = p.id
-                WHERE p.status = ${PENDING} AND p.change_type = x.change_type AND p.xmin::text = x.fingerprint
-                ORDER BY p.id FOR UPDATE OF p) l
-        WHERE l.id = r.pe_id`,
+      `UPDATE ${RESULTS} r SET current = false
+        WHERE NOT EXISTS (SELECT 1 FROM pending_export p
+                           WHERE p.id = r.pe_id AND p.status = ${PENDING} AND p.change_type = r.change_type AND p.xmin::text = r.fingerprint)`,
     );
     // The external ID of a created object is unique per type: a second claimant fails instead of the whole apply.
     const conflicts = await this.s.count(
@@ -282,28 +297,42 @@ export class ExportStore {
     else {
       // The same update, recording what it wrote: a Create as `Added` with every value the object now
       // holds, an Update as `Updated` with the attributes whose values it changed (one that changed none
-      // records nothing). The second reference to the table (p) reads the values from before the update.
+      // records nothing). Objects that held no values (placeholders: most Creates) need no reading of
+      // their values before the update: a Create records the changes the runner staged, anything else
+      // every value it now holds. The others are read a second time (p), for the values from before.
+      const records = (source: string) =>
+        insertCsoChangesSql(
+          `${source} WHERE change_type = ${CREATE} OR delta <> '[]'::jsonb`,
+          {
+            connectedSystemId: 'connected_system_id',
+            objectId: 'id',
+            objectTypeId: 'object_type_id',
+            externalId: 'external_id',
+            displayName: 'display_name',
+            changeType: `CASE WHEN change_type = ${CREATE} THEN ${sqlLiteral(CsoChangeType.Added)} ELSE ${sqlLiteral(CsoChangeType.Updated)} END`,
+            attributeChanges: 'delta',
+          },
+          1,
+        );
+      const returning = `RETURNING c.id, c.connected_system_id, c.object_type_id, c.external_id, c.display_name, r.change_type`;
+      await this.s.count(
+        `WITH applied AS (
+           ${write}
+            WHERE ${written} AND r.was_empty
+           ${returning},
+                     CASE WHEN r.change_type = ${CREATE} AND r.added_changes IS NOT NULL THEN r.added_changes::jsonb
+                          ELSE meridian_attribute_delta('{}'::jsonb, c.attributes) END AS delta)
+         ${records('applied')}`,
+        changeOriginParams(this.changeOrigin),
+      );
       await this.s.count(
         `WITH applied AS (
            ${write} JOIN connected_system_object p ON p.id = r.cso_id
-            WHERE ${written}
-           RETURNING c.id, c.connected_system_id, c.object_type_id, c.external_id, c.display_name, r.change_type,
-                     CASE WHEN r.change_type = ${CREATE} AND r.added_changes IS NOT NULL AND p.attributes = '{}'::jsonb THEN r.added_changes::jsonb
-                          WHEN r.change_type = ${CREATE} THEN meridian_attribute_delta('{}'::jsonb, c.attributes)
+            WHERE ${written} AND NOT r.was_empty
+           ${returning},
+                     CASE WHEN r.change_type = ${CREATE} THEN meridian_attribute_delta('{}'::jsonb, c.attributes)
                           ELSE meridian_attribute_delta(p.attributes, c.attributes) END AS delta)
-         ${insertCsoChangesSql(
-           `applied WHERE change_type = ${CREATE} OR delta <> '[]'::jsonb`,
-           {
-             connectedSystemId: 'connected_system_id',
-             objectId: 'id',
-             objectTypeId: 'object_type_id',
-             externalId: 'external_id',
-             displayName: 'display_name',
-             changeType: `CASE WHEN change_type = ${CREATE} THEN ${sqlLiteral(CsoChangeType.Added)} ELSE ${sqlLiteral(CsoChangeType.Updated)} END`,
-             attributeChanges: 'delta',
-           },
-           1,
-         )}`,
+         ${records('applied')}`,
         changeOriginParams(this.changeOrigin),
       );
     }

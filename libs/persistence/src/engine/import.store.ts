@@ -5,6 +5,7 @@ import {
   CONNECTOR_SPACE_PREVIOUS_STATE_DDL,
   ConnectorSpaceChange,
   connectorSpaceExistingColumns,
+  connectorSpaceLookupSql,
   ConnectorSpaceBatchPlan,
   ExistingConnectorSpaceObject,
   existingConnectorSpaceObject,
@@ -258,10 +259,13 @@ export class ImportStore {
       );
     }
     if (added.length) {
-      await this.s.count(`DELETE FROM connected_system_object WHERE connected_system_id = $1 AND id = ANY($2::uuid[])`, [
-        this.systemId,
-        added,
-      ]);
+      // Objects of later pages may already refer to one removed here (references resolved as they were
+      // written): noted as gone, so that they are resolved again after the import.
+      await this.s.count(
+        `WITH removed AS (DELETE FROM connected_system_object WHERE connected_system_id = $1 AND id = ANY($2::uuid[]) RETURNING id)
+         INSERT INTO ${GONE} (id) SELECT id FROM removed ON CONFLICT (id) DO NOTHING`,
+        [this.systemId, added],
+      );
     }
   }
 
@@ -413,6 +417,22 @@ export class ImportStore {
       );
     }
     return n;
+  }
+
+  /**
+   * The objects of one type that hold the given external IDs and are not obsolete: external ID → id
+   * (one statement, a point lookup per value on uq_cso_external_id). For references resolved as new
+   * objects are written.
+   */
+  async idsByExternalId(objectTypeId: number, externalIds: readonly string[]): Promise<Map<string, string>> {
+    if (!externalIds.length) return new Map();
+    // One point lookup per value (connectorSpaceLookupSql): `external_id = ANY($3)` could not use the
+    // partial index and would read the whole connector space, once per page.
+    const rows = await this.s.rows<{ external_id: string; id: string; status: string }>(
+      connectorSpaceLookupSql('external_id, id, status'),
+      [this.systemId, objectTypeId, externalIds],
+    );
+    return new Map(rows.filter((r) => r.status !== ConnectorSpaceObjectStatus.Obsolete).map((r) => [r.external_id, r.id]));
   }
 
   /**

@@ -280,11 +280,11 @@ export class SyncStore {
   async writeLookups(replace: readonly string[], rows: ReadonlyArray<[number, string, string]>): Promise<void> {
     if (replace.length) await this.s.count(`DELETE FROM metaverse_object_lookup WHERE object_id = ANY($1::uuid[])`, [replace]);
     if (!rows.length) return;
-    await this.s.stage('meridian_mvo_lookup', 'attribute_id int, value text, object_id uuid');
-    await this.s.copy('meridian_mvo_lookup', ['attribute_id', 'value', 'object_id'], rows);
+    // One statement, the page's rows as three array parameters (no staging table to create, empty and fill).
     await this.s.count(
       `INSERT INTO metaverse_object_lookup (attribute_id, value_normalised, object_id)
-       SELECT DISTINCT attribute_id, left(lower(value), 512), object_id FROM meridian_mvo_lookup`,
+       SELECT DISTINCT attribute_id, left(lower(value), 512), object_id FROM unnest($1::int[], $2::text[], $3::uuid[]) AS t(attribute_id, value, object_id)`,
+      [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2])],
     );
   }
 
@@ -305,20 +305,22 @@ export class SyncStore {
       ...synchronised.filter((id) => !joined.has(id)).map((id) => [id, false, null, null]),
     ];
     const done = new Set(synchronised);
-    await this.s.stage('meridian_cso_joins', 'id uuid, set_join boolean, metaverse_object_id uuid, join_type text, synced boolean');
-    await this.s.copy(
-      'meridian_cso_joins',
-      ['id', 'set_join', 'metaverse_object_id', 'join_type', 'synced'],
-      rows.map((r) => [...r, done.has(r[0] as string)]),
-    );
+    // One statement, the rows as array parameters (no staging table to create, empty and fill).
     await this.s.count(
       `UPDATE connected_system_object c
           SET metaverse_object_id = CASE WHEN j.set_join THEN j.metaverse_object_id ELSE c.metaverse_object_id END,
               join_type = CASE WHEN j.set_join THEN j.join_type ELSE c.join_type END,
               last_updated = CASE WHEN j.set_join THEN now() ELSE c.last_updated END,
               sync_pending = c.sync_pending AND NOT j.synced
-         FROM meridian_cso_joins j
+         FROM unnest($1::uuid[], $2::boolean[], $3::uuid[], $4::text[], $5::boolean[]) AS j(id, set_join, metaverse_object_id, join_type, synced)
         WHERE c.id = j.id AND (j.set_join OR (j.synced AND c.sync_pending))`,
+      [
+        rows.map((r) => r[0]),
+        rows.map((r) => r[1]),
+        rows.map((r) => r[2]),
+        rows.map((r) => r[3]),
+        rows.map((r) => done.has(r[0] as string)),
+      ],
     );
   }
 
