@@ -27,12 +27,9 @@ export async function resolveImportReferences(
     setting === UnresolvedReferenceHandling.Error || setting === UnresolvedReferenceHandling.Ignore
       ? setting
       : UnresolvedReferenceHandling.Warn;
-  const attributes = schema.objectTypes.flatMap((t) =>
-    t.attributes.filter((a) => a.type === AttributeDataType.Reference).map((a) => ({ attributeId: a.id, objectTypeId: t.id })),
-  );
+  const { attributes, targetTypeIds } = referenceSchema(schema);
   const result: ReferenceResolutionResult = { changed: 0, unresolved: 0 };
   if (!attributes.length) return result;
-  const targetTypeIds = schema.objectTypes.filter((t) => t.externalId).map((t) => t.id);
   await store.collectReferenceCandidates([...new Set(attributes.map((a) => a.objectTypeId))]);
   let after: string | null = null;
   for (;;) {
@@ -51,6 +48,19 @@ export async function resolveImportReferences(
     );
   }
   return result;
+}
+
+/** The reference attributes of the selected types, and the types a reference can point to (those with an external ID). */
+function referenceSchema(schema: SystemSchema): {
+  attributes: Array<{ attributeId: number; objectTypeId: number }>;
+  targetTypeIds: number[];
+} {
+  return {
+    attributes: schema.objectTypes.flatMap((t) =>
+      t.attributes.filter((a) => a.type === AttributeDataType.Reference).map((a) => ({ attributeId: a.id, objectTypeId: t.id })),
+    ),
+    targetTypeIds: schema.objectTypes.filter((t) => t.externalId).map((t) => t.id),
+  };
 }
 
 function report(ctx: RunContext, schema: SystemSchema, u: UnresolvedReferences, handling: UnresolvedReferenceHandling): void {
@@ -94,13 +104,11 @@ export class WriteTimeReferences {
 
   /** Null when the schema has no reference attribute, or more than one type an object can be referred to by. */
   static of(schema: SystemSchema): WriteTimeReferences | null {
-    const targets = schema.objectTypes.filter((t) => t.externalId);
+    const { attributes, targetTypeIds } = referenceSchema(schema);
+    if (targetTypeIds.length !== 1 || !attributes.length) return null;
     const attributesByType = new Map<number, number[]>();
-    for (const t of schema.objectTypes) {
-      const ids = t.attributes.filter((a) => a.type === AttributeDataType.Reference).map((a) => a.id);
-      if (ids.length) attributesByType.set(t.id, ids);
-    }
-    return targets.length === 1 && attributesByType.size ? new WriteTimeReferences(targets[0].id, attributesByType) : null;
+    for (const a of attributes) attributesByType.set(a.objectTypeId, [...(attributesByType.get(a.objectTypeId) ?? []), a.attributeId]);
+    return new WriteTimeReferences(targetTypeIds[0], attributesByType);
   }
 
   /** Gives new objects their ids now and their resolved references where every value resolves. One statement at most. */

@@ -300,20 +300,19 @@ export class ExportStore {
       // records nothing). Objects that held no values (placeholders: most Creates) need no reading of
       // their values before the update: a Create records the changes the runner staged, anything else
       // every value it now holds. The others are read a second time (p), for the values from before.
-      const records = (source: string) =>
-        insertCsoChangesSql(
-          `${source} WHERE change_type = ${CREATE} OR delta <> '[]'::jsonb`,
-          {
-            connectedSystemId: 'connected_system_id',
-            objectId: 'id',
-            objectTypeId: 'object_type_id',
-            externalId: 'external_id',
-            displayName: 'display_name',
-            changeType: `CASE WHEN change_type = ${CREATE} THEN ${sqlLiteral(CsoChangeType.Added)} ELSE ${sqlLiteral(CsoChangeType.Updated)} END`,
-            attributeChanges: 'delta',
-          },
-          1,
-        );
+      const records = insertCsoChangesSql(
+        `applied WHERE change_type = ${CREATE} OR delta <> '[]'::jsonb`,
+        {
+          connectedSystemId: 'connected_system_id',
+          objectId: 'id',
+          objectTypeId: 'object_type_id',
+          externalId: 'external_id',
+          displayName: 'display_name',
+          changeType: `CASE WHEN change_type = ${CREATE} THEN ${sqlLiteral(CsoChangeType.Added)} ELSE ${sqlLiteral(CsoChangeType.Updated)} END`,
+          attributeChanges: 'delta',
+        },
+        1,
+      );
       const returning = `RETURNING c.id, c.connected_system_id, c.object_type_id, c.external_id, c.display_name, r.change_type`;
       await this.s.count(
         `WITH applied AS (
@@ -322,7 +321,7 @@ export class ExportStore {
            ${returning},
                      CASE WHEN r.change_type = ${CREATE} AND r.added_changes IS NOT NULL THEN r.added_changes::jsonb
                           ELSE meridian_attribute_delta('{}'::jsonb, c.attributes) END AS delta)
-         ${records('applied')}`,
+         ${records}`,
         changeOriginParams(this.changeOrigin),
       );
       await this.s.count(
@@ -332,7 +331,7 @@ export class ExportStore {
            ${returning},
                      CASE WHEN r.change_type = ${CREATE} THEN meridian_attribute_delta('{}'::jsonb, c.attributes)
                           ELSE meridian_attribute_delta(p.attributes, c.attributes) END AS delta)
-         ${records('applied')}`,
+         ${records}`,
         changeOriginParams(this.changeOrigin),
       );
     }

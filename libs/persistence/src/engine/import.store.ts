@@ -24,7 +24,7 @@ import type { ChangeOrigin } from './change-record.store';
 const SEEN = 'meridian_import_seen';
 /** The state of every object the run updated or obsoleted, as it was before (to undo the write of a duplicate). */
 const PREVIOUS = 'meridian_import_previous';
-/** Objects the run obsoleted: references to them are resolved again. */
+/** Objects the run obsoleted, or added and then removed as duplicates: references to them are resolved again. */
 const GONE = 'meridian_import_gone';
 /** Objects whose references the run resolves. */
 const RESOLVE = 'meridian_import_resolve';
