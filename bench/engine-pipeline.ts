@@ -2,7 +2,8 @@
 // (Nest context, PostgreSQL, Redis), the deterministic HR file of DOMAIN.md §7 as a File (CSV) source with
 // projection and 14 mapped attributes, and a CSV directory as provisioning target.
 import { createWriteStream } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -152,6 +153,59 @@ export interface PipelineOptions {
   hrFile?: string;
 }
 
+/**
+ * MERIDIAN_BENCH_SLOW_MS=<ms>: PostgreSQL logs every statement on the benchmark's database slower than
+ * that, with its plan as executed (auto_explain, one of PostgreSQL's contrib modules: row counts and
+ * buffers; MERIDIAN_BENCH_PLAN_TIMING=1 adds per-node timings, which cost time themselves).
+ */
+async function logSlowStatements(url: string): Promise<void> {
+  const setting = process.env.MERIDIAN_BENCH_SLOW_MS;
+  if (!setting) return;
+  const ms = Number(setting);
+  if (!Number.isInteger(ms) || ms < 0) throw new Error(`MERIDIAN_BENCH_SLOW_MS must be a whole number of milliseconds, got ${setting}`);
+  const admin = new Client({ connectionString: url });
+  await admin.connect();
+  try {
+    const database = `"${new URL(url).pathname.slice(1).replace(/"/g, '""')}"`;
+    const settings: Array<[string, string]> = [
+      ['log_min_duration_statement', String(ms)],
+      ['session_preload_libraries', `'auto_explain'`],
+      ['auto_explain.log_min_duration', String(ms)],
+      ['auto_explain.log_analyze', 'on'],
+      ['auto_explain.log_buffers', 'on'],
+      ['auto_explain.log_timing', process.env.MERIDIAN_BENCH_PLAN_TIMING ? 'on' : 'off'],
+      ['auto_explain.log_nested_statements', 'on'],
+    ];
+    for (const [name, value] of settings) await admin.query(`ALTER DATABASE ${database} SET ${name} = ${value}`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * MERIDIAN_BENCH_PROFILE=<directory>: each run writes a V8 CPU profile of the worker there
+ * (`<size>-<run>.cpuprofile`, for Chrome DevTools or `node tools/cpu-profile.js <file>`).
+ */
+async function startProfile(): Promise<{ stop(name: string): Promise<void> } | undefined> {
+  const dir = process.env.MERIDIAN_BENCH_PROFILE;
+  if (!dir) return undefined;
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<any>((resolve, reject) => session.post(method, params ?? {}, (e, r) => (e ? reject(e) : resolve(r))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 1000 });
+  await post('Profiler.start');
+  return {
+    async stop(name) {
+      const { profile } = await post('Profiler.stop');
+      session.disconnect();
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    },
+  };
+}
+
 export async function openPipeline(n: number, options: PipelineOptions = {}): Promise<Pipeline> {
   const root = await mkdtemp(join(tmpdir(), 'meridian-engine-bench-'));
   const db = await createTestDatabase('bench');
@@ -160,6 +214,7 @@ export async function openPipeline(n: number, options: PipelineOptions = {}): Pr
   const logger = createServiceLogger({ service: 'worker', logDir: config.logDir, level: 'Warning', console: false });
   let worker: INestApplicationContext | undefined;
   const pg = new Client({ connectionString: db.url });
+  await logSlowStatements(db.url);
   const close = async () => {
     await pg.end().catch(() => undefined);
     await worker?.close();
@@ -226,11 +281,13 @@ export async function openPipeline(n: number, options: PipelineOptions = {}): Pr
         peak = Math.max(peak, process.memoryUsage().rss);
       }, 100);
       const id = await setup.activity(system.id, system.profiles[runType] ?? system.profiles.FullImport, runType);
+      const profiler = await startProfile();
       const started = process.hrtime.bigint();
       const cpu = process.cpuUsage();
       await executor.execute(id, 'bench');
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const used = process.cpuUsage(cpu);
+      await profiler?.stop(`${rate(n).replace(/,/g, '')}-${label.replace(/[^a-z0-9]+/gi, '-')}`);
       clearInterval(sampler);
       peak = Math.max(peak, process.memoryUsage().rss);
       const a = await setup.one(`SELECT * FROM activity WHERE id = $1`, [id]);

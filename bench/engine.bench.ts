@@ -8,6 +8,10 @@
 //   synchronisation.
 // Prints objects per second and the worker's peak RSS for each run (MERIDIAN_BENCH_PHASES=1: also the
 // time per phase from each activity's execution statistics). Asserts the outcome (counts), never timings.
+// Finding where the time goes: MERIDIAN_BENCH_PROFILE=<directory> writes a CPU profile of the worker per
+// run (`node tools/cpu-profile.js <file>` summarises one); MERIDIAN_BENCH_SLOW_MS=<ms> makes PostgreSQL log
+// every statement of the benchmark's database slower than that, with its plan, row counts and buffers
+// (auto_explain; MERIDIAN_BENCH_PLAN_TIMING=1 adds per-node timings, at a cost), in the server's log.
 import { join } from 'node:path';
 import { mb, openPipeline, PAGE_SIZE, rate, writeChangedHrCsv } from './engine-pipeline';
 

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INestApplicationContext } from '@nestjs/common';
-import { RunContext, RunProfileExecutor, SettingsService, SYSTEM_INITIATOR } from '@meridian/application';
+import { APPLY_PART_PAGES, RunContext, RunProfileExecutor, SettingsService, SYSTEM_INITIATOR } from '@meridian/application';
 import { Connector, ConnectorRegistry, ExportSession } from '@meridian/connectors';
 import { ActivityStatus, CsoChangeType, InitiatedByType, SettingKeys } from '@meridian/domain';
 import { BulkSession, ExportStore, StatisticsStore, uuidV7 } from '@meridian/persistence';
@@ -582,6 +582,63 @@ describe('export (worker)', () => {
     expect(csv.byId.get('E2')!.displayName).toBe('Grace');
     expect(await cso(made.get('E2')!.cso)).toMatchObject({ status: 'Normal', external_id: 'E2' });
     expect(await pendingExports(s)).toEqual([]);
+  });
+
+  it('records the results in parts, each in its own transaction: a part that fails leaves it and the later ones pending, the next run completes them', async () => {
+    // Page size 2: a part is APPLY_PART_PAGES pages, 40 exports; 90 exports make parts of 40, 40 and 10.
+    const s = await newSystem(2);
+    const partSize = 2 * APPLY_PART_PAGES;
+    const people = Array.from({ length: 90 }, (_, i) => ({ id: `E${i + 1}`, name: `Person ${i + 1}` }));
+    // The same external ID in the first and the second part: the second claimant fails, across parts too.
+    people[partSize + 5] = { id: 'E1', name: 'Ada again' };
+    const made = await provision(s, people);
+    const exports = await pendingExports(s);
+    const apply = ExportStore.prototype.apply;
+    const parts: Array<[string | null, string]> = [];
+    jest.spyOn(ExportStore.prototype, 'apply').mockImplementation(async function (this: ExportStore, ...args) {
+      parts.push([args[2], args[3]]);
+      if (parts.length === 2) throw new Error('connection lost');
+      return apply.apply(this, args);
+    });
+
+    const crashed = await runExport(s);
+
+    expect(parts).toEqual([
+      [null, exports[partSize - 1].id],
+      [exports[partSize - 1].id, exports[2 * partSize - 1].id],
+    ]);
+    expect(crashed.status).toBe(ActivityStatus.FailedWithError);
+    expect(crashed.error_message).toBe(
+      `Export to "${s.name}" was written, but only the results of ${partSize} of 90 pending export(s) could be recorded (connection lost); ` +
+        'the others stay pending and the next export sends the same changes again.',
+    );
+    // The first part is recorded and counted; nothing of the second and third.
+    expect(crashed.total_exported).toBe(partSize);
+    expect(Number((await one(`SELECT count(*) AS n FROM activity_execution_item WHERE activity_id = $1`, [crashed.id])).n)).toBe(partSize);
+    const left = await pendingExports(s);
+    expect(left.map((p) => p.id)).toEqual(exports.slice(partSize).map((p) => p.id));
+    expect(left.every((p) => p.status === 'Pending' && p.change_type === 'Create' && p.error_count === 0)).toBe(true);
+    expect(await cso(made.get('E2')!.cso)).toMatchObject({ status: 'Normal', external_id: 'E2' });
+    expect(await cso(made.get(`E${partSize + 1}`)!.cso)).toMatchObject({ status: 'PendingProvisioning', external_id: null });
+
+    jest.restoreAllMocks();
+    const rerun = await runExport(s);
+
+    expect(rerun).toMatchObject({ status: ActivityStatus.CompleteWithWarning, total_exported: 90 - partSize - 1 });
+    expect(rerun.message).toBe(
+      `Export to "${s.name}": ${90 - partSize - 1} exported (${90 - partSize - 1} created, 0 updated, 0 deleted), 1 failed, 0 deferred.`,
+    );
+    const csv = readCsv(s);
+    expect(csv.rows).toHaveLength(89);
+    expect(new Set(csv.rows.map((r) => r.employeeId)).size).toBe(89);
+    expect(
+      Number(
+        (await one(`SELECT count(*) AS n FROM connected_system_object WHERE connected_system_id = $1 AND status = 'Normal'`, [s.id])).n,
+      ),
+    ).toBe(89);
+    const [stillPending] = await pendingExports(s);
+    expect(stillPending).toMatchObject({ id: exports[partSize + 5].id, status: 'Pending', error_count: 1 });
+    expect(stillPending.last_error).toMatch(/external ID "E1" already belongs to another object of type "person"/);
   });
 
   it('keeps an export that a synchronisation changed while it was written pending with its new content', async () => {

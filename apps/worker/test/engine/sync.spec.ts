@@ -3,11 +3,13 @@ import { HousekeepingService, RunProfileExecutor, SettingsService, SYSTEM_INITIA
 import { SettingKeys } from '@meridian/domain';
 import { closeLogger, createServiceLogger, loadConfig, Logger } from '@meridian/platform';
 import { createTestDatabase, createTestEnvironment, TestDatabase, TestEnvironment } from '@meridian/testing';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BulkSession, StatisticsStore } from '@meridian/persistence';
+import { BulkSession, StatisticsStore, SyncStore } from '@meridian/persistence';
 import { Client } from 'pg';
+import { DataSource } from 'typeorm';
 import { createWorker } from '../../src/bootstrap';
 import { SyncSeed } from './sync-seed';
 
@@ -303,5 +305,59 @@ describe('synchronisation', () => {
     expect(counts[1]).toBe(counts[0]);
     // The page's metaverse change records are one COPY, whatever the number of objects.
     expect(counts[2]).toBe(counts[0] - 1);
+  });
+
+  it("reads a page's unexported changes by their objects, also when the statistics believe there are none", async () => {
+    // An export just deleted every pending export and the statistics were refreshed since: the planner
+    // believes the partial index of unexported changes empty, while it still holds an entry for each of
+    // them until a vacuum. Reading it whole for every page made a delta synchronisation of 10,000 objects
+    // after an export of 1,000,000 take seconds per page.
+    const systemId = 900001;
+    const stale = Array.from({ length: 3000 }, () => randomUUID());
+    await pg.query(
+      `INSERT INTO pending_export (connected_system_id, connected_system_object_id, change_type) SELECT $1, id, 'Create' FROM unnest($2::uuid[]) id`,
+      [systemId, stale],
+    );
+    await pg.query(`DELETE FROM pending_export WHERE connected_system_id = $1`, [systemId]);
+    const [waiting, exported, none] = [randomUUID(), randomUUID(), randomUUID()];
+    await pg.query(
+      `INSERT INTO pending_export (connected_system_id, connected_system_object_id, change_type, status, attribute_changes)
+       VALUES ($1, $2, 'Update', 'Pending', '[{"a": 1, "op": "Replace", "v": ["x"]}]'), ($1, $3, 'Create', 'Exported', '[]')`,
+      [systemId, waiting, exported],
+    );
+    await pg.query(`ANALYZE pending_export`);
+
+    const statements: Array<{ sql: string; params: unknown[] }> = [];
+    const found = await BulkSession.with(worker.get(DataSource), async (session) => {
+      const rows = session.rows.bind(session);
+      jest.spyOn(session, 'rows').mockImplementation(async (sql: string, params?: readonly unknown[]) => {
+        statements.push({ sql, params: [...(params ?? [])] });
+        return rows(sql, params);
+      });
+      return new SyncStore(session).pendingExports([waiting, exported, none, stale[0]]);
+    });
+    jest.restoreAllMocks();
+
+    expect(found).toEqual([
+      {
+        id: expect.any(String),
+        connectedSystemObjectId: waiting,
+        changeType: 'Update',
+        attributeChanges: [{ a: 1, op: 'Replace', v: ['x'] }],
+        created: expect.any(Date),
+      },
+    ]);
+    expect(statements).toHaveLength(1);
+    const { rows: explained } = await pg.query(`EXPLAIN (FORMAT JSON) ${statements[0].sql}`, statements[0].params);
+    const nodes: Array<Record<string, any>> = [];
+    const walk = (node: Record<string, any>) => {
+      nodes.push(node);
+      for (const child of node.Plans ?? []) walk(child);
+    };
+    walk(explained[0]['QUERY PLAN'][0].Plan);
+    // Found by the objects' ids on an index, never by a scan of every unexported change.
+    expect(nodes.some((n) => String(n['Index Cond'] ?? '').includes('connected_system_object_id'))).toBe(true);
+    expect(nodes.filter((n) => n['Index Name'] === 'uq_pending_export_open')).toEqual([]);
+    await pg.query(`DELETE FROM pending_export WHERE connected_system_id = $1`, [systemId]);
   });
 });

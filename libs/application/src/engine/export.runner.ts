@@ -11,7 +11,14 @@ import {
   SettingKeys,
   SyncOutcome,
 } from '@meridian/domain';
-import { ConnectedSystemEntity, ExportApplySummary, ExportPageRow, ExportStore, StagedExportResult } from '@meridian/persistence';
+import {
+  ConnectedSystemEntity,
+  ExportApplySummary,
+  ExportItemCounts,
+  ExportPageRow,
+  ExportStore,
+  StagedExportResult,
+} from '@meridian/persistence';
 import { Logger, LOGGER } from '@meridian/platform';
 import { DataSource } from 'typeorm';
 import { describeError } from '../connected-systems/connected-system-schema.service';
@@ -27,14 +34,39 @@ import { SystemSchema } from './system-schema';
 interface ExportTally {
   /** Exports written (or left as they are) with references held back for a later export. */
   deferred: number;
+  /** Exports read (and their results staged) so far. */
+  staged: number;
+  /** Each part the results are applied in, in order: its last pending export id and the exports staged up to it. */
+  boundaries: Array<{ upTo: string; staged: number }>;
+  /** `staged` when the last part ended, and the last id staged. */
+  boundaryAt: number;
+  lastId: string | null;
 }
+
+/** Notes a staged page; a part ends when it holds `partSize` exports, or (`partSize` 0) at the last page. */
+function endPart(tally: ExportTally, lastId: string | null, staged: number, partSize: number): void {
+  tally.staged += staged;
+  tally.lastId = lastId ?? tally.lastId;
+  if (tally.lastId && tally.staged > tally.boundaryAt && tally.staged - tally.boundaryAt >= partSize) {
+    tally.boundaries.push({ upTo: tally.lastId, staged: tally.staged });
+    tally.boundaryAt = tally.staged;
+  }
+}
+
+/**
+ * The results of a run are applied in parts of at most this many pages, each part in its own
+ * transaction (docs/engine.md, "Applying results"): every statement of the apply joins a part of bounded
+ * size, whatever the size of the run.
+ */
+export const APPLY_PART_PAGES = 20;
 
 /**
  * Export (DOMAIN.md §2.3, docs/engine.md "Export"): one connector session per run. Due pending exports
  * are read in keyset pages, each page written as one batch; the results are staged in the database and
- * applied set-based in one transaction only once the connector committed, so a crash at any point
- * leaves the exports pending and the next run re-sends them (connectors treat a repeated change as the
- * same change). A cancelled run commits what it wrote, applies it, then ends `Cancelled`.
+ * applied set-based only once the connector committed, in parts of bounded size, each in its own
+ * transaction, so a crash at any point leaves the exports not yet recorded pending and the next run
+ * re-sends them (connectors treat a repeated change as the same change). A cancelled run commits what it
+ * wrote, applies it, then ends `Cancelled`.
  */
 @Injectable()
 export class ExportRunner implements EngineRunner {
@@ -57,7 +89,7 @@ export class ExportRunner implements EngineRunner {
     const maxAttempts = Math.max(1, Number(await this.settings.effective(SettingKeys.ExportMaxRetries)) || 1);
     const history = ctx.info.history;
     const store = new ExportStore(ctx.session, history.cso ? history.origin : null);
-    const tally: ExportTally = { deferred: 0 };
+    const tally: ExportTally = { deferred: 0, staged: 0, boundaries: [], boundaryAt: 0, lastId: null };
 
     ctx.toProcess = await store.countDue(system.id);
     if (!ctx.toProcess) return closingMessage(system.name, null, tally);
@@ -87,6 +119,7 @@ export class ExportRunner implements EngineRunner {
           ahead.catch(() => undefined); // awaited on the next turn, or settled below when the run stops
         }
         await this.exportPage(ctx, store, session, schema, rows, capabilities.autoConfirmExport, tally, redact);
+        endPart(tally, rows[rows.length - 1].id, rows.length, ctx.info.pageSize * APPLY_PART_PAGES);
         ctx.say(`Export to "${system.name}": ${ctx.processed + rows.length} of ${ctx.toProcess} pending export(s) written.`);
         try {
           await ctx.pageDone(rows.length);
@@ -99,6 +132,7 @@ export class ExportRunner implements EngineRunner {
       }
       await ahead?.catch(() => undefined);
       ahead = null;
+      endPart(tally, null, 0, 0);
       await ctx.phase('commit', () => session.commit());
     } catch (e) {
       await ahead?.catch(() => undefined);
@@ -106,24 +140,53 @@ export class ExportRunner implements EngineRunner {
       throw connectorFailure(e, `Export to "${system.name}" failed; nothing was recorded and every export stays pending`, redact);
     }
 
-    const summary = await ctx
-      .phase('apply', () =>
-        ctx.session.transaction(async () => {
-          const applied = await store.apply(system.id, maxAttempts);
-          await this.recordItems(ctx, store, maxAttempts);
-          return applied;
-        }, 'page'),
-      )
-      .catch((e: unknown) => {
-        throw new Error(
-          `Export to "${system.name}" was written, but its results could not be recorded (${describeError(e)}); ` +
-            'every export stays pending and the next export sends the same changes again.',
-        );
-      });
+    const summary = await ctx.phase('apply', () => this.applyParts(ctx, store, system, maxAttempts, tally));
     await store.clear();
-    this.report(ctx, system, summary, tally);
     if (cancelled) throw cancelled;
     return closingMessage(system.name, summary, tally);
+  }
+
+  /**
+   * Applies the staged results part by part, each part in its own transaction with its execution items
+   * (docs/engine.md, "Applying results"). A part that cannot be recorded stops the run: the parts before
+   * it are recorded (and counted), its exports and the later ones stay pending, and the next export
+   * sends them again.
+   */
+  private async applyParts(
+    ctx: RunContext,
+    store: ExportStore,
+    system: ConnectedSystemEntity,
+    maxAttempts: number,
+    tally: ExportTally,
+  ): Promise<ExportApplySummary> {
+    const total = emptySummary();
+    let after: { upTo: string; staged: number } | null = null;
+    try {
+      for (const [index, part] of tally.boundaries.entries()) {
+        const { applied, items } = await ctx.session.transaction(async () => {
+          const summary = await store.apply(system.id, maxAttempts, after?.upTo ?? null, part.upTo);
+          return { applied: summary, items: await this.recordItems(ctx, store, maxAttempts) };
+        }, 'page');
+        ctx.countWrittenItems({ [SyncOutcome.Exported]: items.exported, [SyncOutcome.Deprovisioned]: items.deprovisioned }, items.failed);
+        addSummary(total, applied);
+        after = part;
+        if (index < tally.boundaries.length - 1) {
+          ctx.say(`Export to "${system.name}": the results of ${part.staged} of ${tally.staged} pending export(s) recorded.`);
+          await ctx.reportProgress();
+        }
+      }
+    } catch (e) {
+      this.report(ctx, system, total, tally);
+      throw new Error(
+        after
+          ? `Export to "${system.name}" was written, but only the results of ${after.staged} of ${tally.staged} pending export(s) could be ` +
+              `recorded (${describeError(e)}); the others stay pending and the next export sends the same changes again.`
+          : `Export to "${system.name}" was written, but its results could not be recorded (${describeError(e)}); ` +
+              'every export stays pending and the next export sends the same changes again.',
+      );
+    }
+    this.report(ctx, system, total, tally);
+    return total;
   }
 
   /** Builds the page's changes, writes them as one batch and stages the results (never applies them). */
@@ -168,16 +231,15 @@ export class ExportRunner implements EngineRunner {
    * statement, nothing read back; ordered as the exports were): `Export` / `Exported:1`, `Deprovision` /
    * `Deprovisioned:1`, and a `ConnectorError` for each export that gave up.
    */
-  private async recordItems(ctx: RunContext, store: ExportStore, maxAttempts: number): Promise<void> {
+  private async recordItems(ctx: RunContext, store: ExportStore, maxAttempts: number): Promise<ExportItemCounts> {
     await ctx.flushItems();
-    const written = await store.insertItems(ctx.activityId, maxAttempts, {
+    return store.insertItems(ctx.activityId, maxAttempts, {
       exportChange: ObjectChangeType.Export,
       deprovisionChange: ObjectChangeType.Deprovision,
       failedErrorType: ExecutionErrorType.ConnectorError,
       exportedSummary: formatOutcomeSummary({ [SyncOutcome.Exported]: 1 })!,
       deprovisionedSummary: formatOutcomeSummary({ [SyncOutcome.Deprovisioned]: 1 })!,
     });
-    ctx.countWrittenItems({ [SyncOutcome.Exported]: written.exported, [SyncOutcome.Deprovisioned]: written.deprovisioned }, written.failed);
   }
 
   private report(ctx: RunContext, system: ConnectedSystemEntity, s: ExportApplySummary, tally: ExportTally): void {
@@ -262,4 +324,21 @@ function connectorFailure(e: unknown, what: string, redact: (message: string) =>
   const reason = redact(describeError(e));
   if (e instanceof DomainError) return new DomainError(e.code, `${what}: ${reason}`, e.details);
   return new Error(`${what}: ${reason}`);
+}
+
+function emptySummary(): ExportApplySummary {
+  return { created: 0, updated: 0, deleted: 0, failed: 0, gaveUp: 0, retrying: 0, firstRetryError: null, superseded: 0, conflicts: 0 };
+}
+
+/** Adds the summary of one part to the run's. */
+function addSummary(total: ExportApplySummary, part: ExportApplySummary): void {
+  total.created += part.created;
+  total.updated += part.updated;
+  total.deleted += part.deleted;
+  total.failed += part.failed;
+  total.gaveUp += part.gaveUp;
+  total.retrying += part.retrying;
+  total.firstRetryError ??= part.firstRetryError;
+  total.superseded += part.superseded;
+  total.conflicts += part.conflicts;
 }

@@ -9,5 +9,6 @@ export * from './run-profile.executor';
 export * from './housekeeping.service';
 export * from './system-schema';
 export { ImportRunner, SyncRunner, ExportRunner, PendingDeletionsProcessor };
+export { APPLY_PART_PAGES } from './export.runner';
 export * from './engine.providers';
 export * from './engine.module';

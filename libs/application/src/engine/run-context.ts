@@ -7,6 +7,7 @@ import {
   ExecutionItemRow,
   ExecutionItemStore,
   RunCounters,
+  RunProgress,
   RunStore,
 } from '@meridian/persistence';
 
@@ -150,16 +151,30 @@ export class RunContext {
     if (force || this.now() - this.lastProgressAt >= PROGRESS_INTERVAL_MS) {
       this.lastProgressAt = this.now();
       await this.flushItems();
-      const { cancelRequested } = await store.progress(this.info.activityId, {
-        objectsProcessed: this.processed,
-        objectsToProcess: this.toProcess ?? undefined,
-        message: this.message,
-        counters: this.counters,
-      });
+      const { cancelRequested } = await store.progress(this.info.activityId, this.progress());
       if (cancelRequested) throw new RunCancelledError();
     } else if (await store.cancelRequested(this.info.activityId)) {
       throw new RunCancelledError();
     }
+  }
+
+  /**
+   * Writes the progress message (`say`) at most about once a second between page boundaries, for work
+   * that must run to its end once started (no object counted, cancellation not checked).
+   */
+  async reportProgress(): Promise<void> {
+    if (this.now() - this.lastProgressAt < PROGRESS_INTERVAL_MS) return;
+    this.lastProgressAt = this.now();
+    await new RunStore(this.session).progress(this.info.activityId, this.progress());
+  }
+
+  private progress(): RunProgress {
+    return {
+      objectsProcessed: this.processed,
+      objectsToProcess: this.toProcess ?? undefined,
+      message: this.message,
+      counters: this.counters,
+    };
   }
 
   /** The status the run ends with when it got to the end (DOMAIN.md §2.2 rule 9). */

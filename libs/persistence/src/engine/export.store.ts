@@ -111,7 +111,10 @@ export interface ExportItemCounts {
   failed: number;
 }
 
+/** Every result the run staged, until the connector committed. */
 const RESULTS = 'meridian_export_results';
+/** The part of them being applied (see apply). */
+const PART = 'meridian_export_apply';
 const RESULT_COLUMNS = [
   'pe_id',
   'cso_id',
@@ -136,6 +139,7 @@ const RESULT_COLUMNS = [
   'added_changes',
   'was_empty',
 ];
+const ANALYSED_COLUMNS = ['pe_id', 'cso_id', 'change_type', 'object_type_id', 'success', 'confirmed', 'external_id', 'was_empty'];
 const RESULTS_DDL = `pe_id uuid PRIMARY KEY, cso_id uuid NOT NULL, change_type text NOT NULL, fingerprint text NOT NULL, error_count int NOT NULL,
   object_type_id int, object_type text, display_name text, metaverse_object_id uuid,
   success boolean NOT NULL, confirmed boolean NOT NULL, external_id text, secondary_external_id text, error text,
@@ -173,9 +177,10 @@ export class ExportStore {
     return Number(row?.n ?? 0);
   }
 
-  /** Creates (once per connection) and empties the results table of this run. */
+  /** Creates (once per connection) and empties the results tables of this run. */
   async prepare(): Promise<void> {
     await this.s.stage(RESULTS, RESULTS_DDL);
+    await this.s.stage(PART, RESULTS_DDL);
   }
 
   /** The next page of due pending exports after `after` (keyset on the pending export id), with their objects. */
@@ -244,38 +249,49 @@ export class ExportStore {
   }
 
   /**
-   * Applies every staged result (call inside a transaction, after the connector committed). An export
-   * that a synchronisation changed since it was read keeps its new content and stays pending; its
-   * object still takes what was written. Statements: constant, whatever the number of results.
+   * Applies the staged results of the pending exports after `after` up to `upTo` (ids; `after` null: from
+   * the first), after the connector committed. Call inside a transaction, one per part: a run applies
+   * its results in parts of bounded size (docs/engine.md, "Applying results"), each part moved to a
+   * small table of its own first, so every statement below joins a part, never the whole run. An export
+   * that a synchronisation changed since it was read keeps its new content and stays pending; its object
+   * still takes what was written. Statements: constant, whatever the number of results.
    */
-  async apply(systemId: number, maxAttempts: number): Promise<ExportApplySummary> {
-    // Temporary tables are never analysed automatically; the joins below need real row counts.
-    await this.s.count(`ANALYZE ${RESULTS}`);
+  async apply(systemId: number, maxAttempts: number, after: string | null, upTo: string): Promise<ExportApplySummary> {
+    await this.s.count(`TRUNCATE ${PART}`);
+    await this.s.count(
+      `INSERT INTO ${PART} SELECT * FROM ${RESULTS} WHERE pe_id > coalesce($1::uuid, '00000000-0000-0000-0000-000000000000'::uuid) AND pe_id <= $2::uuid`,
+      [after, upTo],
+    );
+    // Temporary tables are never analysed automatically; the joins below need the statistics of the
+    // columns they join and filter on (the values staged as JSON are not looked at). The first part of a
+    // run takes them; the later parts keep them (TRUNCATE keeps a table's statistics, and the planner
+    // counts a part's rows from its actual size).
+    if (after === null) await this.s.count(`ANALYZE ${PART} (${ANALYSED_COLUMNS.join(', ')})`);
     // Locks the exports that are still as read (in id order), so a synchronisation merging into one of
     // them waits for this transaction, and one that got there first is recognised as changed. The count
     // reads the locking query to its end (every row locked); then only the results whose export was
     // changed are marked (`current` false, usually none): a lock never changes a row's version.
     await this.s.row(
-      `SELECT count(*) FROM (SELECT p.id FROM pending_export p JOIN ${RESULTS} x ON x.pe_id = p.id
+      `SELECT count(*) FROM (SELECT p.id FROM pending_export p JOIN ${PART} x ON x.pe_id = p.id
                                WHERE p.status = ${PENDING} AND p.change_type = x.change_type AND p.xmin::text = x.fingerprint
                                ORDER BY p.id FOR UPDATE OF p) l`,
     );
     await this.s.count(
-      `UPDATE ${RESULTS} r SET current = false
+      `UPDATE ${PART} r SET current = false
         WHERE NOT EXISTS (SELECT 1 FROM pending_export p
                            WHERE p.id = r.pe_id AND p.status = ${PENDING} AND p.change_type = r.change_type AND p.xmin::text = r.fingerprint)`,
     );
     // The external ID of a created object is unique per type: a second claimant fails instead of the whole apply.
     const conflicts = await this.s.count(
-      `UPDATE ${RESULTS} r SET success = false,
+      `UPDATE ${PART} r SET success = false,
               error = 'The external ID "' || r.external_id || '" already belongs to another object of type "' || coalesce(r.object_type, '?')
                       || '" in the connector space; the row was written, but the object was not recorded. Resolve the duplicate.'
          FROM (SELECT d.pe_id FROM (
                  SELECT x.pe_id, row_number() OVER (PARTITION BY x.object_type_id, x.external_id ORDER BY x.pe_id) AS n
-                   FROM ${RESULTS} x WHERE x.success AND x.change_type = ${CREATE} AND x.external_id IS NOT NULL) d
+                   FROM ${PART} x WHERE x.success AND x.change_type = ${CREATE} AND x.external_id IS NOT NULL) d
                 WHERE d.n > 1
                UNION
-               SELECT x.pe_id FROM ${RESULTS} x
+               SELECT x.pe_id FROM ${PART} x
                  JOIN connected_system_object o ON o.connected_system_id = $1 AND o.object_type_id = x.object_type_id
                                                AND o.external_id = x.external_id AND o.id <> x.cso_id
                 WHERE x.success AND x.change_type = ${CREATE} AND x.external_id IS NOT NULL) bad
@@ -291,7 +307,7 @@ export class ExportStore {
               resolved_references = CASE WHEN r.references_set = '{}'::jsonb AND r.references_unset = '[]'::jsonb THEN c.resolved_references
                 ELSE (coalesce(c.resolved_references, '{}'::jsonb) || r.references_set) - ARRAY(SELECT jsonb_array_elements_text(r.references_unset)) END,
               content_hash = NULL, last_updated = now()
-         FROM ${RESULTS} r`;
+         FROM ${PART} r`;
     const written = `c.id = r.cso_id AND r.success AND r.change_type <> ${DELETE}`;
     if (!this.changeOrigin) await this.s.count(`${write} WHERE ${written}`);
     else {
@@ -336,7 +352,7 @@ export class ExportStore {
       );
     }
     // A deleted object leaves the connector space (its pending exports go with it).
-    const remove = `DELETE FROM connected_system_object c USING ${RESULTS} r
+    const remove = `DELETE FROM connected_system_object c USING ${PART} r
         WHERE c.id = r.cso_id AND r.success AND r.change_type = ${DELETE}`;
     if (!this.changeOrigin) await this.s.count(remove);
     else {
@@ -367,7 +383,7 @@ export class ExportStore {
     }
     // Confirmed by the connector and nothing held back: done.
     await this.s.count(
-      `DELETE FROM pending_export p USING ${RESULTS} r
+      `DELETE FROM pending_export p USING ${PART} r
         WHERE p.id = r.pe_id AND r.current AND r.success AND r.confirmed AND r.deferred IS NULL`,
     );
     // Confirmed with references held back: the export becomes an Update of just those.
@@ -378,14 +394,14 @@ export class ExportStore {
               change_type = CASE WHEN r.confirmed THEN ${UPDATE} ELSE p.change_type END,
               attribute_changes = CASE WHEN r.confirmed THEN r.deferred ELSE r.sent END,
               error_count = 0, last_error = NULL, next_attempt_at = NULL, last_updated = now()
-         FROM ${RESULTS} r
+         FROM ${PART} r
         WHERE p.id = r.pe_id AND r.current AND r.success AND r.change_type <> ${DELETE} AND (NOT r.confirmed OR r.deferred IS NOT NULL)`,
     );
     // …and then the references held back follow as a new pending Update.
     await this.s.count(
       `INSERT INTO pending_export (connected_system_id, connected_system_object_id, change_type, status, attribute_changes, last_updated)
        SELECT $1, r.cso_id, ${UPDATE}, ${PENDING}, r.deferred, now()
-         FROM ${RESULTS} r
+         FROM ${PART} r
         WHERE r.current AND r.success AND NOT r.confirmed AND r.deferred IS NOT NULL AND r.change_type <> ${DELETE}
        ON CONFLICT (connected_system_object_id) WHERE status = ${PENDING} DO NOTHING`,
       [systemId],
@@ -393,7 +409,7 @@ export class ExportStore {
     // A create that was written but merged into meanwhile: the object exists now, so the rest is an update.
     await this.s.count(
       `UPDATE pending_export p SET change_type = ${UPDATE}, last_updated = now()
-         FROM ${RESULTS} r
+         FROM ${PART} r
         WHERE p.id = r.pe_id AND NOT r.current AND r.success AND r.change_type = ${CREATE}
           AND p.status = ${PENDING} AND p.change_type = ${CREATE}`,
     );
@@ -403,7 +419,7 @@ export class ExportStore {
               error_count = p.error_count + 1, last_error = r.error, last_updated = now(),
               status = CASE WHEN p.error_count + 1 >= $1 THEN '${PendingExportStatus.Failed}' ELSE ${PENDING} END,
               next_attempt_at = CASE WHEN p.error_count + 1 >= $1 THEN NULL ELSE now() + ${RETRY_DELAY} END
-         FROM ${RESULTS} r
+         FROM ${PART} r
         WHERE p.id = r.pe_id AND r.current AND NOT r.success`,
       [maxAttempts],
     );
@@ -416,7 +432,7 @@ export class ExportStore {
               count(*) FILTER (WHERE NOT success AND current AND error_count + 1 < $1) AS retrying,
               (array_agg(error ORDER BY pe_id) FILTER (WHERE NOT success AND current AND error_count + 1 < $1))[1] AS "firstRetryError",
               count(*) FILTER (WHERE NOT current AND change_type <> ${DELETE}) AS superseded
-         FROM ${RESULTS}`,
+         FROM ${PART}`,
       [maxAttempts],
     );
     return {
@@ -450,7 +466,7 @@ export class ExportStore {
                      ELSE change_type || ' failed ' || (error_count + 1) || ' time(s); the export is now Failed: ' || coalesce(error, 'no message') END,
                 CASE WHEN NOT success THEN NULL WHEN change_type = ${DELETE} THEN $6 ELSE $7 END,
                 cso_id, metaverse_object_id
-           FROM ${RESULTS}
+           FROM ${PART}
           WHERE success OR (current AND error_count + 1 >= $2)
           ORDER BY pe_id
          RETURNING object_change_type, error_type)
@@ -471,8 +487,8 @@ export class ExportStore {
     return { exported: row?.exported ?? 0, deprovisioned: row?.deprovisioned ?? 0, failed: row?.failed ?? 0 };
   }
 
-  /** Empties the results table (it lives as long as the pooled connection). */
+  /** Empties the results tables (they live as long as the pooled connection). */
   async clear(): Promise<void> {
-    await this.s.count(`TRUNCATE ${RESULTS}`);
+    await this.s.count(`TRUNCATE ${RESULTS}, ${PART}`);
   }
 }
