@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BulkSession, StatisticsStore, SyncStore } from '@meridian/persistence';
+import { BulkSession, StatisticsStore, SyncStore, uuidV7 } from '@meridian/persistence';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { createWorker } from '../../src/bootstrap';
@@ -52,6 +52,35 @@ describe('synchronisation', () => {
     const outcome = await worker.get(RunProfileExecutor).execute(id, 'test');
     expect(outcome.state).toBe('done');
     return one(`SELECT * FROM activity WHERE id = $1`, [id]);
+  }
+
+  /** Runs `work` on a synchronisation store of its own; answers its result and the statements it read with. */
+  async function withStore<T>(
+    work: (store: SyncStore) => Promise<T>,
+  ): Promise<{ result: T; statements: Array<{ sql: string; params: unknown[] }> }> {
+    const statements: Array<{ sql: string; params: unknown[] }> = [];
+    const result = await BulkSession.with(worker.get(DataSource), async (session) => {
+      const rows = session.rows.bind(session);
+      jest.spyOn(session, 'rows').mockImplementation(async (sql: string, params?: readonly unknown[]) => {
+        statements.push({ sql, params: [...(params ?? [])] });
+        return rows(sql, params);
+      });
+      return work(new SyncStore(session));
+    });
+    jest.restoreAllMocks();
+    return { result, statements };
+  }
+
+  /** The nodes of the plan PostgreSQL chooses for a statement. */
+  async function planOf(statement: { sql: string; params: unknown[] }): Promise<Array<Record<string, any>>> {
+    const { rows: explained } = await pg.query(`EXPLAIN (FORMAT JSON) ${statement.sql}`, statement.params);
+    const nodes: Array<Record<string, any>> = [];
+    const walk = (node: Record<string, any>) => {
+      nodes.push(node);
+      for (const child of node.Plans ?? []) walk(child);
+    };
+    walk(explained[0]['QUERY PLAN'][0].Plan);
+    return nodes;
   }
 
   it('projects, flows, provisions, joins by matching, and follows priority and deletion rules', async () => {
@@ -327,16 +356,7 @@ describe('synchronisation', () => {
     );
     await pg.query(`ANALYZE pending_export`);
 
-    const statements: Array<{ sql: string; params: unknown[] }> = [];
-    const found = await BulkSession.with(worker.get(DataSource), async (session) => {
-      const rows = session.rows.bind(session);
-      jest.spyOn(session, 'rows').mockImplementation(async (sql: string, params?: readonly unknown[]) => {
-        statements.push({ sql, params: [...(params ?? [])] });
-        return rows(sql, params);
-      });
-      return new SyncStore(session).pendingExports([waiting, exported, none, stale[0]]);
-    });
-    jest.restoreAllMocks();
+    const { result: found, statements } = await withStore((store) => store.pendingExports([waiting, exported, none, stale[0]]));
 
     expect(found).toEqual([
       {
@@ -348,16 +368,44 @@ describe('synchronisation', () => {
       },
     ]);
     expect(statements).toHaveLength(1);
-    const { rows: explained } = await pg.query(`EXPLAIN (FORMAT JSON) ${statements[0].sql}`, statements[0].params);
-    const nodes: Array<Record<string, any>> = [];
-    const walk = (node: Record<string, any>) => {
-      nodes.push(node);
-      for (const child of node.Plans ?? []) walk(child);
-    };
-    walk(explained[0]['QUERY PLAN'][0].Plan);
+    const nodes = await planOf(statements[0]);
     // Found by the objects' ids on an index, never by a scan of every unexported change.
     expect(nodes.some((n) => String(n['Index Cond'] ?? '').includes('connected_system_object_id'))).toBe(true);
     expect(nodes.filter((n) => n['Index Name'] === 'uq_pending_export_open')).toEqual([]);
     await pg.query(`DELETE FROM pending_export WHERE connected_system_id = $1`, [systemId]);
+  });
+
+  it("reads a system's pages on its own index, never walking the primary key through other systems' objects", async () => {
+    // The statistics were taken before the other system's objects were written (as in a run that
+    // provisions them): a cursor after this system's last object must not read the others to find nothing.
+    const own = await seed.system('Keyset own', 'person', ['key']);
+    const other = await seed.system('Keyset other', 'person', ['key']);
+    const ownIds = Array.from({ length: 5 }, () => uuidV7());
+    const insert = (systemId: number, typeId: number, ids: string[]) =>
+      pg.query(
+        `INSERT INTO connected_system_object (id, connected_system_id, object_type_id, external_id, status)
+         SELECT id, $1, $2, 'K' || n, 'Normal' FROM unnest($3::uuid[]) WITH ORDINALITY AS t(id, n)`,
+        [systemId, typeId, ids],
+      );
+    await insert(own.id, own.typeId, ownIds);
+    await pg.query(`ANALYZE connected_system_object`);
+    await insert(
+      other.id,
+      other.typeId,
+      Array.from({ length: 5000 }, () => uuidV7()),
+    );
+
+    const first = await withStore((store) => store.page(own.id, null, 1000, false));
+    const after = await withStore((store) => store.page(own.id, ownIds[4], 1000, false));
+    const delta = await withStore((store) => store.page(own.id, ownIds[1], 1000, true));
+
+    expect(first.result.map((c) => c.id)).toEqual(ownIds);
+    expect(after.result).toEqual([]);
+    expect(delta.result.map((c) => c.id)).toEqual(ownIds.slice(2));
+    for (const { statements } of [first, after, delta]) {
+      const scans = (await planOf(statements[0])).filter((n) => n['Relation Name'] === 'connected_system_object');
+      expect(scans.map((n) => n['Index Name'])).toEqual([expect.stringMatching(/^ix_cso_(system_keyset|sync_pending)$/)]);
+    }
+    await pg.query(`DELETE FROM connected_system_object WHERE connected_system_id = ANY($1::int[])`, [[own.id, other.id]]);
   });
 });

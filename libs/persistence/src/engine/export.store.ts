@@ -2,6 +2,7 @@ import { ConnectorSpaceObjectStatus, CsoChangeType, PendingExportChangeType, Pen
 import type { StoredAttributeChange } from '../entities/engine.entity';
 import { escapeCopyText, PreEncoded } from '../bulk/copy-rows';
 import type { BulkSession } from './bulk-session';
+import { NO_ID } from './keyset';
 import { changeOriginParams, insertCsoChangesSql, sqlLiteral } from './change-record.sql';
 import type { ChangeOrigin } from './change-record.store';
 
@@ -196,9 +197,9 @@ export class ExportStore {
                    ELSE (SELECT coalesce(jsonb_object_agg(k, c.resolved_references -> k), '{}') FROM (${TOUCHED}) t
                           WHERE c.resolved_references ? k) END AS "currentReferences"
          FROM pending_export p JOIN connected_system_object c ON c.id = p.connected_system_object_id
-        WHERE ${DUE} AND p.id > coalesce($2::uuid, '00000000-0000-0000-0000-000000000000'::uuid)
+        WHERE ${DUE} AND p.id > $2::uuid
         ORDER BY p.id LIMIT $3`,
-      [systemId, after, limit],
+      [systemId, after ?? NO_ID, limit],
     );
   }
 
@@ -258,10 +259,7 @@ export class ExportStore {
    */
   async apply(systemId: number, maxAttempts: number, after: string | null, upTo: string): Promise<ExportApplySummary> {
     await this.s.count(`TRUNCATE ${PART}`);
-    await this.s.count(
-      `INSERT INTO ${PART} SELECT * FROM ${RESULTS} WHERE pe_id > coalesce($1::uuid, '00000000-0000-0000-0000-000000000000'::uuid) AND pe_id <= $2::uuid`,
-      [after, upTo],
-    );
+    await this.s.count(`INSERT INTO ${PART} SELECT * FROM ${RESULTS} WHERE pe_id > $1::uuid AND pe_id <= $2::uuid`, [after ?? NO_ID, upTo]);
     // Temporary tables are never analysed automatically; the joins below need the statistics of the
     // columns they join and filter on (the values staged as JSON are not looked at). The first part of a
     // run takes them; the later parts keep them (TRUNCATE keeps a table's statistics, and the planner

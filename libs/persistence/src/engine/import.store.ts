@@ -13,6 +13,7 @@ import {
 } from '../bulk/connector-space';
 import type { StoredAttributeChange } from '../entities/engine.entity';
 import type { BulkSession } from './bulk-session';
+import { NO_ID } from './keyset';
 import { changeOriginParams, insertCsoChangesSql, sqlLiteral } from './change-record.sql';
 import type { ChangeOrigin } from './change-record.store';
 
@@ -30,7 +31,6 @@ const GONE = 'meridian_import_gone';
 const RESOLVE = 'meridian_import_resolve';
 
 const PREVIOUS_COLUMNS = CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS;
-const NO_ID = '00000000-0000-0000-0000-000000000000';
 
 /** Objects whose references wait for resolution: the predicate of ix_cso_references_pending. */
 const REFERENCES_PENDING = `c.resolved_references IS NULL OR jsonb_path_exists(c.resolved_references, '$.*[*] ? (@ == null)')`;
@@ -340,10 +340,10 @@ export class ImportStore {
     const rows = await this.s.rows<ImportObsoleted & { last: string | null }>(
       `WITH doomed AS (
          SELECT c.id FROM connected_system_object c
-          WHERE c.connected_system_id = $1 AND c.id > $2::uuid AND c.object_type_id = ANY($3::int[])
+          WHERE c.connected_system_id = $1 AND (c.connected_system_id, c.id) > ($1, $2::uuid) AND c.object_type_id = ANY($3::int[])
             AND c.status = '${ConnectorSpaceObjectStatus.Normal}' AND c.external_id IS NOT NULL
             AND NOT EXISTS (SELECT 1 FROM ${SEEN} s WHERE s.object_type_id = c.object_type_id AND s.external_id = c.external_id)
-          ORDER BY c.id LIMIT $4),
+          ORDER BY c.connected_system_id, c.id LIMIT $4),
        gone AS (
          UPDATE connected_system_object c SET status = '${ConnectorSpaceObjectStatus.Obsolete}', sync_pending = true, last_updated = now()
            FROM doomed d WHERE c.id = d.id
