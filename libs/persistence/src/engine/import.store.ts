@@ -340,10 +340,10 @@ export class ImportStore {
     const rows = await this.s.rows<ImportObsoleted & { last: string | null }>(
       `WITH doomed AS (
          SELECT c.id FROM connected_system_object c
-          WHERE c.connected_system_id = $1 AND (c.connected_system_id, c.id) > ($1, $2::uuid) AND c.object_type_id = ANY($3::int[])
+          WHERE c.connected_system_id = $1 AND c.id > $2::uuid AND c.object_type_id = ANY($3::int[])
             AND c.status = '${ConnectorSpaceObjectStatus.Normal}' AND c.external_id IS NOT NULL
             AND NOT EXISTS (SELECT 1 FROM ${SEEN} s WHERE s.object_type_id = c.object_type_id AND s.external_id = c.external_id)
-          ORDER BY c.connected_system_id, c.id LIMIT $4),
+          ORDER BY c.id LIMIT $4),
        gone AS (
          UPDATE connected_system_object c SET status = '${ConnectorSpaceObjectStatus.Obsolete}', sync_pending = true, last_updated = now()
            FROM doomed d WHERE c.id = d.id
