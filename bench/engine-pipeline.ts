@@ -214,7 +214,6 @@ export async function openPipeline(n: number, options: PipelineOptions = {}): Pr
   const logger = createServiceLogger({ service: 'worker', logDir: config.logDir, level: 'Warning', console: false });
   let worker: INestApplicationContext | undefined;
   const pg = new Client({ connectionString: db.url });
-  await logSlowStatements(db.url);
   const close = async () => {
     await pg.end().catch(() => undefined);
     await worker?.close();
@@ -227,6 +226,7 @@ export async function openPipeline(n: number, options: PipelineOptions = {}): Pr
     }
   };
   try {
+    await logSlowStatements(db.url);
     await mkdir(join(root, 'hr'));
     await mkdir(join(root, 'directory'));
     if (options.hrFile) await copyFile(options.hrFile, join(root, 'hr', 'people.csv'));

@@ -471,6 +471,17 @@ describe('import (worker)', () => {
         resolvedAfter.mockClear();
         return batches.reduce((n, b) => n + b.changed, 0);
       };
+      /**
+       * A full import of the 25 people of a new system (the generated file, or `rows` instead), which must
+       * add them all; answers every object's resolved manager.
+       */
+      const importAll = async (dir: string, rows?: string) => {
+        const s = await hrSystem(`${dir}/people.csv`, 25, { handling: UnresolvedReferenceHandling.Ignore });
+        if (rows) f.writeFile(`${dir}/people.csv`, rows);
+        resolvedAfter.mockClear();
+        expect(await f.run(s.systemId, s.full)).toMatchObject({ status: ActivityStatus.Complete, total_added: 25 });
+        return managers(s.systemId, s.attributes.manager);
+      };
       /** Every object's resolved manager, by external IDs (null: unresolved). */
       const managers = async (systemId: number, attribute: number) => {
         const objects = await f.objects(systemId);
@@ -491,21 +502,16 @@ describe('import (worker)', () => {
       try {
         // Managers come before their reports (pages of 10): every reference resolves as its object is written,
         // in its page or from an earlier one, and nothing is written a second time.
-        const inOrder = await hrSystem('refs-write/people.csv', 25, { handling: UnresolvedReferenceHandling.Ignore });
-        resolvedAfter.mockClear();
-        expect(await f.run(inOrder.systemId, inOrder.full)).toMatchObject({ status: ActivityStatus.Complete, total_added: 25 });
-        expect(await managers(inOrder.systemId, inOrder.attributes.manager)).toEqual(expected);
+        expect(await importAll('refs-write')).toEqual(expected);
         expect(await rewritten()).toBe(0);
 
         // Reports before their managers: those references are resolved after the import, to the same objects.
-        const reversed = await hrSystem('refs-late/people.csv', 25, { handling: UnresolvedReferenceHandling.Ignore });
-        f.writeFile(
-          'refs-late/people.csv',
-          [HR_CSV_COLUMNS.join(','), ...Array.from({ length: 25 }, (_, k) => line(hrRecord(25 - k)))].join('\n'),
-        );
-        resolvedAfter.mockClear();
-        expect(await f.run(reversed.systemId, reversed.full)).toMatchObject({ status: ActivityStatus.Complete, total_added: 25 });
-        expect(await managers(reversed.systemId, reversed.attributes.manager)).toEqual(expected);
+        expect(
+          await importAll(
+            'refs-late',
+            [HR_CSV_COLUMNS.join(','), ...Array.from({ length: 25 }, (_, k) => line(hrRecord(25 - k)))].join('\n'),
+          ),
+        ).toEqual(expected);
         expect(await rewritten()).toBeGreaterThan(0);
 
         // A manager met on page 1 and again on page 3 is rejected as a duplicate and removed: the references

@@ -34,23 +34,26 @@ import { SystemSchema } from './system-schema';
 interface ExportTally {
   /** Exports written (or left as they are) with references held back for a later export. */
   deferred: number;
-  /** Exports read (and their results staged) so far. */
+  /** Exports read (and their results staged) so far, and the last of them. */
   staged: number;
-  /** Each part the results are applied in, in order: its last pending export id and the exports staged up to it. */
-  boundaries: Array<{ upTo: string; staged: number }>;
-  /** `staged` when the last part ended, and the last id staged. */
-  boundaryAt: number;
   lastId: string | null;
+  /** Each part the results are applied in, in order: its last pending export id and the exports staged up to it. */
+  parts: Array<{ upTo: string; staged: number }>;
 }
 
-/** Notes a staged page; a part ends when it holds `partSize` exports, or (`partSize` 0) at the last page. */
-function endPart(tally: ExportTally, lastId: string | null, staged: number, partSize: number): void {
-  tally.staged += staged;
-  tally.lastId = lastId ?? tally.lastId;
-  if (tally.lastId && tally.staged > tally.boundaryAt && tally.staged - tally.boundaryAt >= partSize) {
-    tally.boundaries.push({ upTo: tally.lastId, staged: tally.staged });
-    tally.boundaryAt = tally.staged;
-  }
+/** Exports staged before the current part. */
+const partStart = (tally: ExportTally): number => tally.parts.at(-1)?.staged ?? 0;
+
+/** Notes a staged page; the current part ends once it holds `partSize` exports. */
+function notePage(tally: ExportTally, lastId: string, count: number, partSize: number): void {
+  tally.staged += count;
+  tally.lastId = lastId;
+  if (tally.staged - partStart(tally) >= partSize) closePart(tally);
+}
+
+/** Ends the current part at the last export staged (nothing when it holds none). */
+function closePart(tally: ExportTally): void {
+  if (tally.lastId && tally.staged > partStart(tally)) tally.parts.push({ upTo: tally.lastId, staged: tally.staged });
 }
 
 /**
@@ -89,7 +92,7 @@ export class ExportRunner implements EngineRunner {
     const maxAttempts = Math.max(1, Number(await this.settings.effective(SettingKeys.ExportMaxRetries)) || 1);
     const history = ctx.info.history;
     const store = new ExportStore(ctx.session, history.cso ? history.origin : null);
-    const tally: ExportTally = { deferred: 0, staged: 0, boundaries: [], boundaryAt: 0, lastId: null };
+    const tally: ExportTally = { deferred: 0, staged: 0, lastId: null, parts: [] };
 
     ctx.toProcess = await store.countDue(system.id);
     if (!ctx.toProcess) return closingMessage(system.name, null, tally);
@@ -119,7 +122,7 @@ export class ExportRunner implements EngineRunner {
           ahead.catch(() => undefined); // awaited on the next turn, or settled below when the run stops
         }
         await this.exportPage(ctx, store, session, schema, rows, capabilities.autoConfirmExport, tally, redact);
-        endPart(tally, rows[rows.length - 1].id, rows.length, ctx.info.pageSize * APPLY_PART_PAGES);
+        notePage(tally, rows[rows.length - 1].id, rows.length, ctx.info.pageSize * APPLY_PART_PAGES);
         ctx.say(`Export to "${system.name}": ${ctx.processed + rows.length} of ${ctx.toProcess} pending export(s) written.`);
         try {
           await ctx.pageDone(rows.length);
@@ -132,7 +135,7 @@ export class ExportRunner implements EngineRunner {
       }
       await ahead?.catch(() => undefined);
       ahead = null;
-      endPart(tally, null, 0, 0);
+      closePart(tally);
       await ctx.phase('commit', () => session.commit());
     } catch (e) {
       await ahead?.catch(() => undefined);
@@ -162,7 +165,7 @@ export class ExportRunner implements EngineRunner {
     const total = emptySummary();
     let after: { upTo: string; staged: number } | null = null;
     try {
-      for (const [index, part] of tally.boundaries.entries()) {
+      for (const [index, part] of tally.parts.entries()) {
         const { applied, items } = await ctx.session.transaction(async () => {
           const summary = await store.apply(system.id, maxAttempts, after?.upTo ?? null, part.upTo);
           return { applied: summary, items: await this.recordItems(ctx, store, maxAttempts) };
@@ -170,7 +173,7 @@ export class ExportRunner implements EngineRunner {
         ctx.countWrittenItems({ [SyncOutcome.Exported]: items.exported, [SyncOutcome.Deprovisioned]: items.deprovisioned }, items.failed);
         addSummary(total, applied);
         after = part;
-        if (index < tally.boundaries.length - 1) {
+        if (index < tally.parts.length - 1) {
           ctx.say(`Export to "${system.name}": the results of ${part.staged} of ${tally.staged} pending export(s) recorded.`);
           await ctx.reportProgress();
         }
