@@ -82,6 +82,7 @@ async function main() {
   let passed = 0;
   let failed = 0;
   let skipped = 0;
+  const failures = [];
   for (const project of projects) {
     const file = path.join(reports, project.report);
     if (!fs.existsSync(file)) {
@@ -97,7 +98,9 @@ async function main() {
     passed += r.passed;
     failed += r.failed;
     skipped += r.skipped;
+    for (const failure of r.failures ?? []) failures.push(`${project.name}: ${failure}`);
   }
+  for (const failure of failures) say(`failed: ${failure}`);
   if (staticChecks !== 0) {
     say(`${checks.join(', ')} failed (see above).`);
     failed++;
