@@ -12,6 +12,20 @@ describe('connector space object change records of an import', () => {
     expect(addedAttributeChanges({})).toEqual([]);
   });
 
+  it('leaves out the attributes it is told to, and orders keys that do not enumerate in numeric order', () => {
+    expect(addedAttributeChanges({ 3: ['a'], 5: ['b'], 9: ['c'] }, new Set(['5']))).toEqual([
+      { a: 3, o: [], n: ['a'] },
+      { a: 9, o: [], n: ['c'] },
+    ]);
+    // "-1" is not an array index: it enumerates after the integer keys, and the result is still ordered.
+    expect(addedAttributeChanges({ 5: ['b'], '-1': ['a'] }).map((c) => c.a)).toEqual([-1, 5]);
+    // The values are copies: the record does not change with the document it was made from.
+    const values = { 4: ['x'] };
+    const [change] = addedAttributeChanges(values);
+    values[4].push('y');
+    expect(change.n).toEqual(['x']);
+  });
+
   it('makes one Added record per inserted object, with the id the writer gave it', () => {
     const inserts: ConnectorSpaceObjectInput[] = [
       { connectedSystemId: 1, objectTypeId: 2, externalId: 'u1', displayName: 'Ann', attributes: { 5: ['u1'] } },

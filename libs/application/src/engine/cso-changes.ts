@@ -4,14 +4,27 @@ import { importKey } from './import-page';
 
 /**
  * The attribute changes of an object that did not exist before: every attribute with values, from none
- * to its values, in attribute id order (what meridian_attribute_delta('{}', values) gives in SQL).
+ * to its values, in attribute id order (what meridian_attribute_delta('{}', values) gives in SQL), leaving
+ * out the attributes in `except`. One pass: integer keys already enumerate in ascending order, so the
+ * sort only runs for a document whose keys are not all attribute ids.
  */
-export function addedAttributeChanges(values: Readonly<Record<string, readonly unknown[]>>): StoredAttributeDelta[] {
-  return Object.keys(values)
-    .filter((k) => values[k].length > 0)
-    .map(Number)
-    .sort((a, b) => a - b)
-    .map((a) => ({ a, o: [], n: [...values[String(a)]] }));
+export function addedAttributeChanges(
+  values: Readonly<Record<string, readonly unknown[]>>,
+  except?: ReadonlySet<string>,
+): StoredAttributeDelta[] {
+  const out: StoredAttributeDelta[] = [];
+  let previous = -Infinity;
+  let ordered = true;
+  for (const key of Object.keys(values)) {
+    const list = values[key];
+    if (!list.length || except?.has(key)) continue;
+    const a = Number(key);
+    if (!(a > previous)) ordered = false;
+    previous = a;
+    out.push({ a, o: [], n: list.slice() });
+  }
+  if (!ordered) out.sort((x, y) => x.a - y.a);
+  return out;
 }
 
 /**

@@ -306,8 +306,7 @@ function stagedResult(
 
 /** The `Added` record of a create, as JSON text: every attribute the object holds once written, from no values to its values. */
 function addedChangesJson(r: StagedExportResult): string {
-  const unset = new Set(r.attributesUnset);
-  return JSON.stringify(addedAttributeChanges(Object.fromEntries(Object.entries(r.attributesSet).filter(([k]) => !unset.has(k)))));
+  return JSON.stringify(addedAttributeChanges(r.attributesSet, r.attributesUnset.length ? new Set(r.attributesUnset) : undefined));
 }
 
 function closingMessage(systemName: string, s: ExportApplySummary | null, tally: ExportTally): string {

@@ -67,6 +67,9 @@ export interface ConvertedAttribute {
 /** Types whose storage form of a text value is the text itself. */
 const TEXT_AS_IS = new Set<ConnectorAttributeType>(['String', 'Reference', 'Binary']);
 
+/** Whether a text value of this type is stored as it is (String, Reference, Binary). */
+export const isTextAsIs = (type: ConnectorAttributeType): boolean => TEXT_AS_IS.has(type);
+
 /** Converts the raw value(s) of one attribute; a single-valued attribute keeps at most one value. */
 export function convertAttribute(type: ConnectorAttributeType, multi: boolean, raw: unknown): ConvertedAttribute {
   // The common case, one text value of a text type, is its own storage form.
