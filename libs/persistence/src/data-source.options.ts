@@ -33,6 +33,7 @@ import { Engine1764100000000 } from './migrations/1764100000000-engine';
 import { PendingExportEntity, RunLockEntity } from './entities/engine.entity';
 import { ConnectedSystemObjectChangeEntity, MetaverseObjectChangeEntity } from './entities/history.entity';
 import { History1764200000000 } from './migrations/1764200000000-history';
+import { PendingDeletionExpiry1764300000000 } from './migrations/1764300000000-pending-deletion-expiry';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
 /** Every entity, as classes (not globs) so the same options work from dist, the CLI and jest. */
@@ -76,6 +77,7 @@ export const MIGRATIONS = [
   Schedules1764000000000,
   Engine1764100000000,
   History1764200000000,
+  PendingDeletionExpiry1764300000000,
 ];
 
 export function dataSourceOptions(databaseUrl: string, applicationName = 'meridian', poolSize = 10): DataSourceOptions {

@@ -78,14 +78,20 @@ describe('migrations', () => {
     expect(await count(`SELECT count(*) AS n FROM activity_execution_item WHERE activity_id = $1`, [activity.id])).toBe(0);
   });
 
-  it('reverts the engine and history migrations cleanly', async () => {
+  it('reverts the engine, history and pending-deletion expiry migrations cleanly', async () => {
     const scratch = await createTestDatabase('revert');
     const other = await new DataSource(dataSourceOptions(scratch.url)).initialize();
+    const indexExists = async () =>
+      (await other.query(`SELECT count(*)::int AS n FROM pg_indexes WHERE indexname = 'ix_metaverse_object_deletion_eligible'`))[0].n;
     try {
+      expect(await indexExists()).toBe(1);
       await other.undoLastMigration();
-      expect(await pendingMigrations(other)).toEqual(['History1764200000000']);
+      expect(await pendingMigrations(other)).toEqual(['PendingDeletionExpiry1764300000000']);
+      expect(await indexExists()).toBe(0);
       await other.undoLastMigration();
-      expect(await pendingMigrations(other)).toEqual(['Engine1764100000000', 'History1764200000000']);
+      expect(await pendingMigrations(other)).toEqual(['History1764200000000', 'PendingDeletionExpiry1764300000000']);
+      await other.undoLastMigration();
+      expect(await pendingMigrations(other)).toEqual(['Engine1764100000000', 'History1764200000000', 'PendingDeletionExpiry1764300000000']);
       await other.runMigrations();
       expect(await pendingMigrations(other)).toEqual([]);
     } finally {

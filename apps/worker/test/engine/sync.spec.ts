@@ -374,4 +374,40 @@ describe('synchronisation', () => {
     expect(nodes.filter((n) => n['Index Name'] === 'uq_pending_export_open')).toEqual([]);
     await pg.query(`DELETE FROM pending_export WHERE connected_system_id = $1`, [systemId]);
   });
+  it('reads expired pending deletions oldest first on their own index, however large the metaverse and old its statistics', async () => {
+    // The housekeeping job reads a batch every interval, also while a synchronisation fills the metaverse
+    // and its statistics predate the objects: planned on the whole table, that read was a sequential
+    // scan of every metaverse object (a million of them) every 30 seconds.
+    const user = await seed.mvType('User');
+    const normal = await pg.query(
+      `INSERT INTO metaverse_object (type_id, origin) SELECT $1, 'Projected' FROM generate_series(1, 20000) RETURNING id`,
+      [user],
+    );
+    const pending = async (origin: string, eligible: string) =>
+      (
+        await one<{ id: string }>(
+          `INSERT INTO metaverse_object (type_id, origin, last_connector_disconnected_date, deletion_eligible_date)
+           VALUES ($1, $2, now() - interval '30 days', now() + $3::interval) RETURNING id`,
+          [user, origin, eligible],
+        )
+      ).id;
+    const newest = await pending('Projected', '-1 day');
+    const oldest = await pending('Projected', '-3 days');
+    const middle = await pending('Projected', '-2 days');
+    const internal = await pending('Internal', '-4 days');
+    const later = await pending('Projected', '5 days');
+    try {
+      const { result, statements } = await withStore((store) => store.expiredPendingDeletions(500));
+      expect(result).toEqual([oldest, middle, newest]);
+      expect(result).not.toContain(internal);
+      expect(result).not.toContain(later);
+      const nodes = await planOf(statements[0]);
+      expect(nodes.some((n) => n['Index Name'] === 'ix_metaverse_object_deletion_eligible')).toBe(true);
+      expect(nodes.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
+    } finally {
+      await pg.query(`DELETE FROM metaverse_object WHERE id = ANY($1::uuid[])`, [
+        [...normal.rows.map((r) => r.id), newest, oldest, middle, internal, later],
+      ]);
+    }
+  });
 });

@@ -448,7 +448,11 @@ export class SyncStore {
     await this.s.count(`UPDATE connected_system SET full_sync_required = false WHERE id = $1 AND full_sync_required`, [systemId]);
   }
 
-  /** Expired pending deletions (grace period passed), oldest first. */
+  /**
+   * Expired pending deletions (grace period passed), oldest first: a walk of the partial index
+   * ix_metaverse_object_deletion_eligible in eligible-date order that stops after `limit`, whatever the
+   * size of the metaverse and however old its statistics.
+   */
   async expiredPendingDeletions(limit: number): Promise<string[]> {
     const rows = await this.s.rows<{ id: string }>(
       `SELECT id FROM metaverse_object WHERE last_connector_disconnected_date IS NOT NULL AND deletion_eligible_date <= now() AND origin <> '${MetaverseObjectOrigin.Internal}'

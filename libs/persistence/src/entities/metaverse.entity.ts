@@ -98,6 +98,7 @@ export class MetaverseObjectTypeAttributeEntity {
 @Index('ix_metaverse_object_type', { synchronize: false })
 @Index('ix_metaverse_object_display_name_trgm', { synchronize: false })
 @Index('ix_metaverse_object_pending_deletion', { synchronize: false })
+@Index('ix_metaverse_object_deletion_eligible', { synchronize: false })
 export class MetaverseObjectEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;
