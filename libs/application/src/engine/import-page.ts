@@ -1,7 +1,7 @@
 import { AttributeDataType, AttributePlurality, ExecutionErrorType } from '@meridian/domain';
 import type { ImportPage } from '@meridian/connectors';
 import { ConnectorSpaceObjectInput, connectorSpaceContent } from '@meridian/persistence';
-import { convertAttribute, describeRaw, isTextAsIs, StoredValue, toStoredValue } from './import-values';
+import { convertAttribute, describeRaw, StoredValue, toStoredValue } from './import-values';
 import type { SchemaAttribute, SchemaObjectType, SystemSchema } from './system-schema';
 
 /** An object of a page that passed the checks of DOMAIN.md §2.1 rule 2 (its key is unique in the page). */
@@ -52,15 +52,9 @@ interface PlannedAttribute {
   attribute: SchemaAttribute;
   /** The attribute's key in the stored document (its id as text). */
   key: string;
-  /** A text value is its own storage form (String, Reference, Binary). */
-  textAsIs: boolean;
 }
 
-const planned = (attribute: SchemaAttribute): PlannedAttribute => ({
-  attribute,
-  key: String(attribute.id),
-  textAsIs: isTextAsIs(attribute.type),
-});
+const planned = (attribute: SchemaAttribute): PlannedAttribute => ({ attribute, key: String(attribute.id) });
 
 /** Attribute names that give a connector space object its display name, in order of preference. */
 const DISPLAY_NAME_ATTRIBUTES = ['displayname', 'display name', 'cn', 'commonname', 'name', 'fullname'];
@@ -162,7 +156,7 @@ export class ImportPagePreparer {
       const { attribute } = entry;
       // The common case, one value that converts: stored without the bookkeeping of a list (same result).
       if (!Array.isArray(value)) {
-        const single = entry.textAsIs && typeof value === 'string' ? value || null : toStoredValue(attribute.type, value);
+        const single = toStoredValue(attribute.type, value);
         if (single !== undefined) {
           if (single !== null) attributes[entry.key] = [single];
           continue;

@@ -64,16 +64,11 @@ export interface ConvertedAttribute {
   tooMany: boolean;
 }
 
-/** Types whose storage form of a text value is the text itself. */
-const TEXT_AS_IS = new Set<ConnectorAttributeType>(['String', 'Reference', 'Binary']);
-
-/** Whether a text value of this type is stored as it is (String, Reference, Binary). */
-export const isTextAsIs = (type: ConnectorAttributeType): boolean => TEXT_AS_IS.has(type);
-
-/** Converts the raw value(s) of one attribute; a single-valued attribute keeps at most one value. */
+/**
+ * Converts the raw value(s) of one attribute; a single-valued attribute keeps at most one value. (A
+ * single raw value that converts needs none of this: the import stores toStoredValue's result directly.)
+ */
 export function convertAttribute(type: ConnectorAttributeType, multi: boolean, raw: unknown): ConvertedAttribute {
-  // The common case, one text value of a text type, is its own storage form.
-  if (typeof raw === 'string' && TEXT_AS_IS.has(type)) return { values: raw === '' ? [] : [raw], invalid: [], tooMany: false };
   const out: ConvertedAttribute = { values: [], invalid: [], tooMany: false };
   for (const item of Array.isArray(raw) ? raw : [raw]) {
     const value = toStoredValue(type, item);
