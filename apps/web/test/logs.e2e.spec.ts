@@ -25,9 +25,11 @@ describe('logs API', () => {
   let h: WebHarness;
   const tag = `t${randomBytes(4).toString('hex')}`;
   const today = new Date().toISOString().slice(0, 10);
-  // Seeded lines of today sit just before the suite started (never before today's midnight).
+  // Seeded lines of today sit just before the suite started (never before today's midnight), k ms after
+  // one base taken once: their order is k's, however much time passes while they are written.
   const startOfToday = Date.parse(`${today}T00:00:00.000Z`);
-  const seededAt = (k: number) => new Date(Math.max(startOfToday + k, Date.now() - 60_000 + k)).toISOString();
+  const seedBase = Math.max(startOfToday, Date.now() - 60_000);
+  const seededAt = (k: number) => new Date(seedBase + k).toISOString();
 
   const get = (path: string) => h.http.get(path).set('X-Api-Key', h.adminKey);
   const entries = async (query: string): Promise<Entry[]> => (await get(`/api/v1/logs?${query}`).expect(200)).body;
