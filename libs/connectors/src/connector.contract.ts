@@ -88,6 +88,15 @@ export interface ImportedObject {
   change: 'Upsert' | 'Delete';
   /** Where the object came from, for error messages (e.g. "line 17"). */
   source?: string;
+  /**
+   * Optional: the object's source data as the connector read it, as text that is equal in two imports
+   * exactly when the connector returns the same object from it (e.g. a file's header and the row's raw
+   * fields). The engine hashes it together with the selected schema and the system's settings; when the
+   * hash equals the one stored with the object, the object is unchanged and its values are not converted
+   * or compared at all. A connector whose values depend on anything else (state outside the settings)
+   * includes that in the text, or leaves the fingerprint out.
+   */
+  fingerprint?: string;
 }
 
 /** A problem with one object that does not stop the import. */

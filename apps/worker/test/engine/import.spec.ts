@@ -10,7 +10,7 @@ import {
   UnresolvedReferenceHandling,
 } from '@meridian/domain';
 import { ImportedObject } from '@meridian/connectors';
-import { ChangeRecordStore, ImportStore } from '@meridian/persistence';
+import { canonicalAttributesJson, ChangeRecordStore, connectorSpaceContentHash, ImportStore } from '@meridian/persistence';
 import { HR_CSV_COLUMNS, HrRecord, hrRecord } from '@meridian/testing';
 import { EngineFixture, ScriptedConnector, SystemSetup } from './engine-fixture';
 
@@ -186,6 +186,185 @@ describe('import (worker)', () => {
         [hrs.systemId],
       );
       expect(statuses).toEqual([{ status: 'Normal', n: 25 }]);
+    });
+  });
+
+  describe('unchanged records (connector fingerprints)', () => {
+    let hrs: SystemSetup & { full: number };
+    const file = 'hr/fingerprints.csv';
+    const ROWS = 30;
+    /** Rows from this one on get a new title (pages 4 to 6 of 5 rows: the first pages are unchanged). */
+    const RETITLED = 16;
+    const rowVersions = async () =>
+      f.query(
+        `SELECT external_id, xmin::text AS version FROM connected_system_object WHERE connected_system_id = $1 ORDER BY external_id`,
+        [hrs.systemId],
+      );
+    const changeRecords = async (activityId: string) =>
+      f.query(`SELECT change_type FROM connected_system_object_change WHERE activity_id = $1`, [activityId]);
+
+    it('recognises unchanged rows before converting them, and still converts every value of the rows that changed', async () => {
+      hrs = await hrSystem(file, hr(ROWS), { pageSize: 5 });
+      await f.run(hrs.systemId, hrs.full);
+      const first = await f.objects(hrs.systemId);
+      // Unchanged: nothing written (the runner then reads the next pages without converting them).
+      const before = await rowVersions();
+      const unchanged = await f.run(hrs.systemId, hrs.full);
+      expect(unchanged).toMatchObject({ status: ActivityStatus.Complete, total_added: 0, total_updated: 0, total_errors: 0 });
+      expect(await rowVersions()).toEqual(before);
+      // The last pages changed, in a value that does not identify the objects (read after unchanged pages, so
+      // converted only once they turned out changed): all of them updated with all their values.
+      f.writeFile(
+        file,
+        hr(ROWS, (r, i) => (i >= RETITLED ? { ...r, title: `Title ${i}` } : r)),
+      );
+      const changed = await f.run(hrs.systemId, hrs.full);
+      expect(changed).toMatchObject({
+        status: ActivityStatus.Complete,
+        total_added: 0,
+        total_updated: ROWS - RETITLED + 1,
+        total_errors: 0,
+      });
+      const after = await f.objects(hrs.systemId);
+      for (const [externalId, object] of after) {
+        const i = Number(externalId.slice(3));
+        expect(object.attributes).toEqual({
+          ...first.get(externalId)!.attributes,
+          ...(i >= RETITLED ? { [hrs.attributes.title]: [`Title ${i}`] } : {}),
+        });
+        expect(object.display_name).toBe(first.get(externalId)!.display_name);
+      }
+    });
+
+    it("a change to a column that is not imported records the row's new fingerprint without an update", async () => {
+      const withPronouns = [...(await f.objects(hrs.systemId)).values()].filter((o) => hrs.attributes.pronouns in o.attributes).length;
+      expect(withPronouns).toBeGreaterThan(0);
+      expect(withPronouns).toBeLessThan(ROWS);
+      await f.query(`UPDATE connected_system_attribute SET selected = false WHERE id = $1`, [hrs.attributes.pronouns]);
+      // The selection changed: every row is converted and compared again, and those that had the attribute lose it.
+      const reselected = await f.run(hrs.systemId, hrs.full);
+      expect(reselected).toMatchObject({ status: ActivityStatus.Complete, total_updated: withPronouns });
+      expect([...(await f.objects(hrs.systemId)).values()].every((o) => !(hrs.attributes.pronouns in o.attributes))).toBe(true);
+      f.writeFile(
+        file,
+        hr(ROWS, (r, i) => ({ ...r, title: i >= RETITLED ? `Title ${i}` : r.title, pronouns: 'they/them' })),
+      );
+      const hashes = await f.query(
+        `SELECT encode(content_hash, 'hex') AS h FROM connected_system_object WHERE connected_system_id = $1 ORDER BY id`,
+        [hrs.systemId],
+      );
+      const a = await f.run(hrs.systemId, hrs.full);
+      expect(a).toMatchObject({ status: ActivityStatus.Complete, total_added: 0, total_updated: 0, total_errors: 0 });
+      expect(await f.items(a.id)).toEqual([]);
+      expect(await changeRecords(a.id)).toEqual([]);
+      const rehashed = await f.query(
+        `SELECT encode(content_hash, 'hex') AS h FROM connected_system_object WHERE connected_system_id = $1 ORDER BY id`,
+        [hrs.systemId],
+      );
+      const touched = Array.from({ length: ROWS }, (_, k) => hrRecord(k + 1)).filter((r) => r.pronouns !== 'they/them').length;
+      expect(touched).toBeGreaterThan(0);
+      expect(rehashed.filter((r, i) => r.h !== hashes[i].h)).toHaveLength(touched);
+      // Recorded: the next import of the same file writes nothing at all.
+      const before = await rowVersions();
+      expect(await f.run(hrs.systemId, hrs.full)).toMatchObject({ total_updated: 0 });
+      expect(await rowVersions()).toEqual(before);
+    });
+
+    it("converts and compares every row again when the header or the system's settings change what the same rows mean", async () => {
+      // The same rows under a header naming two columns the other way round: the values move.
+      const content = hr(ROWS, (r, i) => ({ ...r, title: i >= RETITLED ? `Title ${i}` : r.title, pronouns: 'they/them' }));
+      const [header, ...rows] = content.split('\n');
+      f.writeFile(file, [header.replace('firstName,lastName', 'lastName,firstName'), ...rows].join('\n'));
+      const swapped = await f.run(hrs.systemId, hrs.full);
+      expect(swapped).toMatchObject({ status: ActivityStatus.Complete, total_updated: ROWS });
+      const seven = (await f.objects(hrs.systemId)).get('EMP000007')!;
+      expect(seven.attributes[hrs.attributes.firstName]).toEqual([hrRecord(7).lastName]);
+      // A setting that changes how the same bytes read: Latin-1 instead of UTF-8.
+      f.writeFile(file, content.replace(/Title 17\b/, 'Títle 17'));
+      expect(await f.run(hrs.systemId, hrs.full)).toMatchObject({ total_updated: ROWS });
+      expect((await f.objects(hrs.systemId)).get('EMP000017')!.attributes[hrs.attributes.title]).toEqual(['Títle 17']);
+      await f.query(`UPDATE connected_system SET settings = settings || '{"encoding": "latin1"}' WHERE id = $1`, [hrs.systemId]);
+      const latin = await f.run(hrs.systemId, hrs.full);
+      // Every row that is not plain ASCII reads differently now (the others are recognised as unchanged).
+      const nonAscii = content.split('\n').filter((l) => [...l].some((c) => c.charCodeAt(0) > 0x7f)).length + 1;
+      expect(nonAscii).toBeLessThan(ROWS);
+      expect(latin).toMatchObject({ status: ActivityStatus.Complete, total_updated: nonAscii });
+      expect((await f.objects(hrs.systemId)).get('EMP000017')!.attributes[hrs.attributes.title]).toEqual([
+        Buffer.from('Títle 17').toString('latin1'),
+      ]);
+      // A multi-valued title, then a multi-value delimiter that splits it: the same rows, other values.
+      await f.query(`UPDATE connected_system_attribute SET plurality = 'Multi' WHERE id = $1`, [hrs.attributes.title]);
+      expect(await f.run(hrs.systemId, hrs.full)).toMatchObject({ status: ActivityStatus.Complete, total_updated: 0 });
+      await f.query(`UPDATE connected_system SET settings = settings || '{"multiValueDelimiter": " "}' WHERE id = $1`, [hrs.systemId]);
+      const split = await f.run(hrs.systemId, hrs.full);
+      const titles = Array.from({ length: ROWS }, (_, k) => (k + 1 >= RETITLED ? `Title ${k + 1}` : hrRecord(k + 1).title));
+      expect(split).toMatchObject({ status: ActivityStatus.Complete, total_updated: titles.filter((t) => t.includes(' ')).length });
+      expect((await f.objects(hrs.systemId)).get('EMP000018')!.attributes[hrs.attributes.title]).toEqual(['Title', '18']);
+    });
+
+    it('recognises objects stored with the hash of their values (before fingerprints, or written by an export) without an update', async () => {
+      await f.query(`UPDATE connected_system SET settings = settings - 'encoding' WHERE id = $1`, [hrs.systemId]);
+      await f.run(hrs.systemId, hrs.full);
+      const stored = await f.objects(hrs.systemId);
+      for (const o of stored.values()) {
+        const valuesHash = connectorSpaceContentHash(o.secondary_external_id, o.display_name, canonicalAttributesJson(o.attributes));
+        await f.query(`UPDATE connected_system_object SET content_hash = $2 WHERE id = $1`, [o.id, valuesHash]);
+      }
+      await f.query(
+        `UPDATE connected_system_object SET content_hash = NULL WHERE connected_system_id = $1 AND external_id <= 'EMP000005'`,
+        [hrs.systemId],
+      );
+      const a = await f.run(hrs.systemId, hrs.full);
+      expect(a).toMatchObject({ status: ActivityStatus.Complete, total_added: 0, total_updated: 0, total_errors: 0 });
+      expect(await changeRecords(a.id)).toEqual([]);
+      const after = await f.objects(hrs.systemId);
+      for (const [externalId, o] of after) {
+        expect(o.attributes).toEqual(stored.get(externalId)!.attributes);
+        expect(o.content_hash).toEqual(stored.get(externalId)!.content_hash);
+      }
+      const before = await rowVersions();
+      expect(await f.run(hrs.systemId, hrs.full)).toMatchObject({ total_updated: 0 });
+      expect(await rowVersions()).toEqual(before);
+    });
+
+    it('converts an object with value errors on every import, so that its errors are reported every time', async () => {
+      const connector = new ScriptedConnector('ScriptedFingerprints', {
+        objectTypes: [
+          {
+            name: 'user',
+            attributes: [
+              { name: 'id', type: 'String', plurality: 'Single', writability: 'ReadWrite', suggestedExternalId: true },
+              { name: 'age', type: 'Integer', plurality: 'Single', writability: 'ReadWrite' },
+            ],
+          },
+        ],
+      });
+      f.useScriptedConnector(connector);
+      const s = await f.connectedSystem({ connectorType: connector.type, attributes: ['age'] });
+      const full = await f.runProfile(s.systemId, RunType.FullImport);
+      connector.script = () => ({
+        pages: [
+          {
+            objects: <ImportedObject[]>[
+              { objectType: 'user', change: 'Upsert', attributes: { id: 'u1', age: '41' }, fingerprint: 'u1,41' },
+              { objectType: 'user', change: 'Upsert', attributes: { id: 'u2', age: 'abc' }, fingerprint: 'u2,abc' },
+            ],
+          },
+        ],
+      });
+      for (const run of [1, 2, 3]) {
+        const a = await f.run(s.systemId, full);
+        expect(a).toMatchObject({
+          status: ActivityStatus.CompleteWithError,
+          total_added: run === 1 ? 2 : 0,
+          total_updated: 0,
+          total_errors: 1,
+        });
+        expect((await f.items(a.id)).filter((i) => i.error_type).map((i) => [i.external_id_value, i.error_type])).toEqual([
+          ['u2', ExecutionErrorType.ImportAttributeValueError],
+        ]);
+      }
+      expect((await f.objects(s.systemId)).get('u1')!.attributes).toEqual({ [s.attributes.id]: ['u1'], [s.attributes.age]: [41] });
     });
   });
 

@@ -1,5 +1,6 @@
 import { AttributeDataType, AttributePlurality, ExecutionErrorType } from '@meridian/domain';
-import type { ImportPage } from '@meridian/connectors';
+import { hash } from 'node:crypto';
+import type { ImportedObject, ImportPage } from '@meridian/connectors';
 import { ConnectorSpaceObjectInput, connectorSpaceContent } from '@meridian/persistence';
 import { convertAttribute, describeRaw, StoredValue, toStoredValue } from './import-values';
 import type { SchemaAttribute, SchemaObjectType, SystemSchema } from './system-schema';
@@ -14,6 +15,18 @@ export interface AcceptedObject {
   input: ConnectorSpaceObjectInput;
   /** Value errors of the object (reported when it is kept). */
   valueErrors: ImportProblem[];
+  /**
+   * The hash of the connector's fingerprint under the run's schema and settings (hex), when the connector
+   * gave one: equal to the stored content hash ⇒ the object is unchanged (ImportPagePreparer.complete).
+   */
+  fingerprint: string | null;
+  /**
+   * False while only the values that identify the object (external IDs, display name) are converted:
+   * ImportPagePreparer.complete converts the rest once the object turns out to be new or changed.
+   */
+  complete: boolean;
+  /** The object as the connector gave it. */
+  raw: ImportedObject;
 }
 
 /** A rejected object, a value error or a connector error: one execution item with an error type. */
@@ -44,6 +57,8 @@ interface TypePlan {
   externalId: SchemaAttribute;
   secondaryExternalId: SchemaAttribute | null;
   displayName: SchemaAttribute | null;
+  /** The attributes an object's identity needs before the rest: external IDs and display name. */
+  identity: Set<number>;
   /** Attribute name as the connector spells it → selected attribute (null: not selected). Filled as names are met. */
   byName: Map<string, PlannedAttribute | null>;
 }
@@ -81,9 +96,35 @@ export class ImportPagePreparer {
         externalId: type.externalId,
         secondaryExternalId: type.secondaryExternalId,
         displayName,
+        identity: new Set([type.externalId, type.secondaryExternalId, displayName].filter((a) => a !== null).map((a) => a.id)),
         byName: new Map(type.attributes.map((a) => [a.name, planned(a)])),
       });
     }
+    this.digest = fingerprintDigest(schema);
+  }
+
+  /**
+   * Objects with a connector fingerprint get only their identifying values converted until the runner
+   * knows whether they changed (complete). Eager (the default) converts everything while the page is
+   * prepared, which overlaps with the database's write of the previous page: the runner switches to
+   * lazy while most objects turn out unchanged. Either way the outcome is the same.
+   */
+  lazy = false;
+
+  private readonly digest: string;
+
+  /**
+   * Converts the rest of an object prepared lazily: its values, value errors and content. Objects with
+   * value errors keep the content hash of their values (not the fingerprint's), so that every import
+   * converts them again and reports their errors.
+   */
+  complete(object: AcceptedObject): void {
+    if (object.complete) return;
+    const full = this.prepareObject(object.raw, [], false);
+    if (!full) throw new Error(`Import: object "${object.externalId}" could not be prepared a second time.`);
+    object.input = full.input;
+    object.valueErrors = full.valueErrors;
+    object.complete = true;
   }
 
   prepare(page: ImportPage): PreparedPage {
@@ -101,7 +142,7 @@ export class ImportPagePreparer {
     const positions = new Map<string, number>();
     const rejected: Array<{ object: AcceptedObject; key: string }> = [];
     for (const raw of page.objects) {
-      const object = this.prepareObject(raw, out.problems);
+      const object = this.prepareObject(raw, out.problems, this.lazy);
       if (!object) continue;
       out.identified++;
       const key = importKey(object.type.id, object.externalId);
@@ -129,7 +170,7 @@ export class ImportPagePreparer {
     return out;
   }
 
-  private prepareObject(raw: ImportPage['objects'][number], problems: ImportProblem[]): AcceptedObject | null {
+  private prepareObject(raw: ImportedObject, problems: ImportProblem[], lazy: boolean): AcceptedObject | null {
     const where = raw.source ? ` (${raw.source})` : '';
     const type = typeof raw.objectType === 'string' ? this.schema.typeByName(raw.objectType) : undefined;
     const plan = type ? this.plans.get(type.id) : undefined;
@@ -145,6 +186,11 @@ export class ImportPagePreparer {
       });
       return null;
     }
+    const change = raw.change === 'Delete' ? 'Delete' : 'Upsert';
+    const fingerprint =
+      change === 'Upsert' && typeof raw.fingerprint === 'string' ? hash('sha256', this.digest + raw.fingerprint, 'hex') : null;
+    // Lazily: only what identifies the object, the rest once it turns out new or changed (complete).
+    const only = lazy && fingerprint !== null ? plan.identity : null;
     const attributes: Record<string, StoredValue[]> = {};
     const valueErrors: ImportProblem[] = [];
     const invalid: string[] = [];
@@ -154,6 +200,7 @@ export class ImportPagePreparer {
       const entry = this.attribute(plan, name);
       if (!entry) continue;
       const { attribute } = entry;
+      if (only && !only.has(attribute.id)) continue;
       // The common case, one value that converts: stored without the bookkeeping of a list (same result).
       if (!Array.isArray(value)) {
         const single = toStoredValue(attribute.type, value);
@@ -203,7 +250,6 @@ export class ImportPagePreparer {
       p.externalId = externalId;
       p.displayName = displayName;
     }
-    const change = raw.change === 'Delete' ? 'Delete' : 'Upsert';
     const input: ConnectorSpaceObjectInput = {
       connectedSystemId: this.schema.system.id,
       objectTypeId: type.id,
@@ -213,8 +259,11 @@ export class ImportPagePreparer {
       attributes,
     };
     // Worked out once here (while the previous page is being written), used by the writer to compare and to insert.
-    if (change === 'Upsert') input.content = connectorSpaceContent(input);
-    return { type, externalId, displayName, source: raw.source ?? null, change, valueErrors, input };
+    if (change === 'Upsert' && !only) {
+      input.content = connectorSpaceContent(input);
+      if (fingerprint !== null && !valueErrors.length) input.content.fingerprint = fingerprint;
+    }
+    return { type, externalId, displayName, source: raw.source ?? null, change, valueErrors, input, fingerprint, complete: !only, raw };
   }
 
   /** The selected attribute a connector's attribute name denotes (names compare case-insensitively), cached per spelling. */
@@ -251,3 +300,29 @@ export function duplicateProblem(
 function textOf(value: StoredValue | undefined): string | null {
   return value === undefined ? null : String(value);
 }
+
+/**
+ * What a connector's fingerprint is hashed with: everything besides the source data that shapes the
+ * values an import stores — the selected schema (types, attributes, their types and plurality, external
+ * IDs), the connector type and the system's settings — and the version of the conversion. A change to
+ * any of them changes every object's hash, so the next import converts and compares every object again.
+ */
+function fingerprintDigest(schema: SystemSchema): string {
+  const { system } = schema;
+  const shape = {
+    conversion: FINGERPRINT_CONVERSION_VERSION,
+    connector: system.connectorType,
+    settings: system.settings,
+    types: schema.objectTypes.map((t) => [
+      t.id,
+      t.name,
+      t.externalId?.id ?? null,
+      t.secondaryExternalId?.id ?? null,
+      t.attributes.map((a) => [a.id, a.name, a.type, a.plurality]),
+    ]),
+  };
+  return `${hash('sha256', JSON.stringify(shape), 'hex')}\n`;
+}
+
+/** Raise when the conversion of values to storage form changes, so that stored fingerprints no longer match. */
+const FINGERPRINT_CONVERSION_VERSION = 1;

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DomainError, ObjectChangeType, RunType, SettingKeys, SyncOutcome } from '@meridian/domain';
+import { ConnectorSpaceObjectStatus, DomainError, ObjectChangeType, RunType, SettingKeys, SyncOutcome } from '@meridian/domain';
 import { ConnectorCapabilities, ConnectorContext, ConnectorRegistry, ImportPage, ImportSession } from '@meridian/connectors';
 import {
   ConnectedSystemEntity,
@@ -187,7 +187,7 @@ export class ImportRunner implements EngineRunner {
         ahead = read();
         ahead.catch(() => undefined); // awaited on the next turn (or settled below when the run stops)
         identified += page.prepared.identified;
-        await this.writePage(ctx, store, schema, page.prepared, references);
+        await this.writePage(ctx, store, preparer, schema, page.prepared, references);
         ctx.say(`Importing "${schema.system.name}": ${ctx.processed + page.read} object(s) read.`);
         await ctx.pageDone(page.read);
       }
@@ -211,6 +211,7 @@ export class ImportRunner implements EngineRunner {
   private async writePage(
     ctx: RunContext,
     store: ImportStore,
+    preparer: ImportPagePreparer,
     schema: SystemSchema,
     prepared: PreparedPage,
     references: WriteTimeReferences | null,
@@ -221,6 +222,7 @@ export class ImportRunner implements EngineRunner {
         objectTypeId: o.type.id,
         externalId: o.externalId,
         kind: o.change === 'Delete' ? 'Delete' : 'Upsert',
+        fingerprint: o.fingerprint,
       })),
       ...prepared.duplicateKeys.map((k): ImportClaimKey => ({ ...k, kind: 'Duplicate' })),
     ];
@@ -230,16 +232,27 @@ export class ImportRunner implements EngineRunner {
     const existing: Array<ExistingConnectorSpaceObject | undefined> = [];
     const deletes: ImportSeenKey[] = [];
     const written: WrittenObject[] = [];
+    let unchanged = 0;
     prepared.accepted.forEach((o, i) => {
       if (repeated.has(keyOf(keys[i]))) return;
-      written.push({ object: o, csoId: null, outcome: null });
       if (o.change === 'Delete') {
+        written.push({ object: o, csoId: null, outcome: null });
         deletes.push({ objectTypeId: o.type.id, externalId: o.externalId });
-      } else {
-        upserts.push(o.input);
-        existing.push(claim.existing[i]);
+        return;
       }
+      const found = claim.existing[i];
+      // The same source record as stored, under the same schema and settings: nothing to convert or compare.
+      if (found?.status === ConnectorSpaceObjectStatus.Normal && o.fingerprint !== null && found.hash === o.fingerprint) {
+        unchanged++;
+        return;
+      }
+      preparer.complete(o);
+      written.push({ object: o, csoId: null, outcome: null });
+      upserts.push(o.input);
+      existing.push(found);
     });
+    // Convert the next pages while they are read (overlapping the database's writes) unless most objects turn out unchanged.
+    preparer.lazy = unchanged > prepared.accepted.length / 2;
     const plan = planConnectorSpaceBatch(upserts, existing);
     if (references && plan.inserts.length) await references.resolve(store, plan.inserts);
     // New objects are recorded (`Added`) by a COPY of their own; updates and deletes by their statements.

@@ -217,9 +217,28 @@ describe('FileConnector: full import', () => {
     const { objects, errors } = await importAll(ctx({}));
     expect(errors).toEqual([]);
     expect(objects).toEqual([
-      { objectType: 'person', change: 'Upsert', source: 'line 2', attributes: { id: '1', name: 'Ada' } },
-      { objectType: 'person', change: 'Upsert', source: 'line 3', attributes: { id: '2', mail: 'g@x' } },
+      { objectType: 'person', change: 'Upsert', source: 'line 2', attributes: { id: '1', name: 'Ada' }, fingerprint: expect.any(String) },
+      { objectType: 'person', change: 'Upsert', source: 'line 3', attributes: { id: '2', mail: 'g@x' }, fingerprint: expect.any(String) },
     ]);
+  });
+
+  it('fingerprints each row by the header and its raw fields: equal exactly when the row and the header are', async () => {
+    const fingerprints = async (content: string) => {
+      await put('people.csv', content);
+      return (await importAll(ctx({}))).objects.map((o) => o.fingerprint);
+    };
+    const [ada, grace] = await fingerprints('id,name,mail\n1,Ada,a@x\n2,Grace,g@x\n');
+    expect(ada).not.toBe(grace);
+    // The same rows elsewhere in the file, quoted differently: the same fields, the same fingerprints.
+    expect(await fingerprints('id,name,mail\n2,"Grace",g@x\n\n1,Ada,"a@x"\n')).toEqual([grace, ada]);
+    // Any field changed, an empty field filled, or the header renamed or reordered: another fingerprint.
+    const [changed] = await fingerprints('id,name,mail\n1,Ada,b@x\n');
+    const [renamed] = await fingerprints('id,name,email\n1,Ada,a@x\n');
+    const [swapped] = await fingerprints('id,mail,name\n1,Ada,a@x\n');
+    expect(new Set([ada, changed, renamed, swapped]).size).toBe(4);
+    // Fields are delimited unambiguously (no two rows with different fields share a fingerprint).
+    const [a, b] = await fingerprints('id,name,mail\n1,"a,b",c\n1,a,"b,c"\n');
+    expect(a).not.toBe(b);
   });
 
   it('types values per the selected schema and reports unparseable values, keeping the object without them', async () => {

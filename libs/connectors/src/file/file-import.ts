@@ -104,6 +104,9 @@ export async function* importFilePages(
     const header = checkHeader(doc.header, settings);
     const plan = new ImportPlan(header, settings, ctx.schema);
     const mvd = settings.multiValueDelimiter;
+    // A row's fingerprint: the header (which names its fields) and its raw fields. The settings that
+    // shape the values (delimiters, value types) are the engine's to add (ImportedObject.fingerprint).
+    const fingerprintPrefix = `${JSON.stringify(doc.header)}\n`;
     let objects: ImportedObject[] = [];
     let errors: ImportObjectError[] = [];
     for await (const event of doc.rows) {
@@ -158,7 +161,13 @@ export async function* importFilePages(
             if (bad.length > 0) errors.push(valueError(source, externalId, column, bad.join(mvd)));
             if (values.length > 0) attributes[column.name] = values;
           }
-          objects.push({ objectType: typePlan.name, attributes, change: 'Upsert', source });
+          objects.push({
+            objectType: typePlan.name,
+            attributes,
+            change: 'Upsert',
+            source,
+            fingerprint: fingerprintPrefix + JSON.stringify(event.values),
+          });
         }
       }
       if (objects.length + errors.length >= pageSize) {

@@ -109,7 +109,7 @@ export interface FileSettings {
   delimiter: string;
   quote: string;
   encoding: FileEncoding;
-  /** Node/csv-parse name of the encoding used for reading and writing. */
+  /** Node name of the encoding used for reading and writing. */
   nodeEncoding: 'utf8' | 'latin1';
   writeBom: boolean;
   multiValueDelimiter: string;

@@ -54,7 +54,7 @@ describe('FileConnector: streaming a large file', () => {
 
   it('imports every row in pages while retained heap stays far below the file size', () => {
     expect(fileSize).toBeGreaterThan(30 * 1024 * 1024);
-    // Measured in a plain Node process: inside jest's sandbox csv-parse runs several times slower, and
+    // Measured in a plain Node process: inside jest's sandbox parsing runs several times slower, and
     // the heap figures of a fresh process are not blurred by the test runner's own allocations.
     const script = `
       const { FileConnector } = require('@meridian/connectors');

@@ -35,7 +35,16 @@ export interface ConnectorSpaceContent {
   json: string;
   /** The content hash (connectorSpaceContentHash) in hex. */
   hash: string;
+  /**
+   * The hash of the source record the values were read from (hex; the import's hash of a connector
+   * fingerprint), when there is one: stored as the object's content hash instead of `hash`, so that the
+   * next import can recognise the unchanged record before converting its values.
+   */
+  fingerprint?: string;
 }
+
+/** The content hash an object is stored with: its source record's fingerprint hash, else the hash of its values. */
+const storedHash = (content: ConnectorSpaceContent): string => content.fingerprint ?? content.hash;
 
 /** What the connector space holds for an external id, as the writer compares it with an imported object. */
 export interface ExistingConnectorSpaceObject {
@@ -43,7 +52,10 @@ export interface ExistingConnectorSpaceObject {
   /** Stored content hash in hex, null when there is none. */
   hash: string | null;
   status: string;
-  /** Hex content hash of the stored values, for objects without a content hash (written by an export); otherwise null. */
+  /**
+   * Hex content hash of the stored values, when the lookup read them (objects without a content hash,
+   * written by an export; objects whose hash is not the fingerprint hash read for them); otherwise null.
+   */
   content: string | null;
 }
 
@@ -181,7 +193,7 @@ export function connectorSpaceCopyRow(o: ConnectorSpaceObjectInput): CopyValue[]
     o.secondaryExternalId ?? null,
     o.displayName ?? null,
     new PreEncoded(escapeCopyText(content.json)),
-    byteaField(content.hash),
+    byteaField(storedHash(content)),
   ];
 }
 
@@ -195,12 +207,17 @@ export function connectorSpaceContent(o: ConnectorSpaceObjectInput): ConnectorSp
 /**
  * Columns a lookup of existing objects selects for existingConnectorSpaceObject (table alias optional).
  * Objects an export wrote have no content hash (their values are what was exported): their stored
- * content comes along, so an import that reads the same values only records the hash.
+ * content comes along, so an import that reads the same values only records the hash. So does the
+ * content of an object whose stored hash is not the fingerprint hash the import read for it
+ * (`fingerprint`: an SQL expression giving that hash in hex, NULL when there is none), so that a record
+ * read under a new fingerprint (new settings, a change to fields not imported, a hash stored before
+ * fingerprints) is recognised by its values and not rewritten.
  */
-export const connectorSpaceExistingColumns = (alias = ''): string => {
+export const connectorSpaceExistingColumns = (alias = '', fingerprint?: string): string => {
   const a = alias ? `${alias}.` : '';
+  const other = fingerprint ? ` OR ${a}content_hash <> decode(${fingerprint}, 'hex')` : '';
   return `${a}id, encode(${a}content_hash, 'hex') AS content_hash, ${a}status,
-    CASE WHEN ${a}content_hash IS NULL THEN jsonb_build_array(${a}secondary_external_id, ${a}display_name, ${a}attributes) END AS stored`;
+    CASE WHEN ${a}content_hash IS NULL${other} THEN jsonb_build_array(${a}secondary_external_id, ${a}display_name, ${a}attributes) END AS stored`;
 };
 
 /** An existing object from a row selected with connectorSpaceExistingColumns. */
@@ -492,13 +509,19 @@ export function planConnectorSpaceBatch(
       continue;
     }
     const content = connectorSpaceContent(o);
-    if (found.status === 'Normal' && !found.hash && found.content === content.hash) {
-      plan.rehash.push({ id: found.id, hash: content.hash });
-      plan.unchanged++;
-    } else if (found.status !== 'Normal' || found.hash !== content.hash) {
+    const stored = storedHash(content);
+    if (found.status !== 'Normal') {
       plan.updates.push({ object: o, id: found.id, content });
-    } else {
+    } else if (found.hash === stored) {
       plan.unchanged++;
+    } else if (found.hash === content.hash || found.content === content.hash) {
+      // The same values under another hash: written by an export (no hash), stored with the hash of its
+      // values (no fingerprint then), or read from a record whose fingerprint hash is new (new settings or
+      // selection, a change to fields that are not imported). Only the hash is recorded.
+      plan.rehash.push({ id: found.id, hash: stored });
+      plan.unchanged++;
+    } else {
+      plan.updates.push({ object: o, id: found.id, content });
     }
   }
   plan.statements = (plan.inserts.length ? 1 : 0) + (plan.rehash.length ? 1 : 0) + (plan.updates.length ? 1 : 0);
@@ -562,7 +585,7 @@ export async function writeConnectorSpacePlan(
     for (const { object: o, id, content } of plan.updates) {
       json +=
         `${json ? ',' : '['}{"id":"${id}","secondary_external_id":${JSON.stringify(o.secondaryExternalId ?? null)},` +
-        `"display_name":${JSON.stringify(o.displayName ?? null)},"attributes":${content.json},"content_hash":"${content.hash}"}`;
+        `"display_name":${JSON.stringify(o.displayName ?? null)},"attributes":${content.json},"content_hash":"${storedHash(content)}"}`;
       change(o, id, false);
       out.updated++;
     }

@@ -52,6 +52,8 @@ export interface ImportSeenRecord extends ImportSeenKey {
 /** A key of a page as the run claims it: an object to write or to delete, or a key repeated within the page. */
 export interface ImportClaimKey extends ImportSeenKey {
   kind: 'Upsert' | 'Delete' | 'Duplicate';
+  /** An `Upsert`'s fingerprint hash (hex), when it has one: the stored values come along when the stored hash differs. */
+  fingerprint?: string | null;
 }
 
 /** What claiming a page's keys found (positions refer to the keys given). */
@@ -183,11 +185,11 @@ export class ImportStore {
       repeated: boolean;
     }>(
       `WITH k AS (
-         SELECT * FROM unnest($2::int[], $3::text[], $4::text[]) WITH ORDINALITY AS k(object_type_id, external_id, kind, ord)),
+         SELECT * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS k(object_type_id, external_id, kind, fingerprint, ord)),
        found AS (
          SELECT k.ord, k.object_type_id, k.external_id, k.kind, c.*
            FROM k LEFT JOIN LATERAL (
-             SELECT ${connectorSpaceExistingColumns('o')}
+             SELECT ${connectorSpaceExistingColumns('o', 'k.fingerprint')}
                FROM connected_system_object o
               WHERE k.kind = 'Upsert' AND o.connected_system_id = $1 AND o.object_type_id = k.object_type_id AND o.external_id = k.external_id
               LIMIT 1) c ON true),
@@ -199,7 +201,13 @@ export class ImportStore {
        SELECT f.ord::int AS ord, f.id, f.content_hash, f.status, f.stored, cl.external_id IS NULL AS repeated
          FROM found f LEFT JOIN claimed cl ON cl.object_type_id = f.object_type_id AND cl.external_id = f.external_id
         WHERE f.id IS NOT NULL OR cl.external_id IS NULL`,
-      [this.systemId, keys.map((k) => k.objectTypeId), keys.map((k) => k.externalId), keys.map((k) => k.kind)],
+      [
+        this.systemId,
+        keys.map((k) => k.objectTypeId),
+        keys.map((k) => k.externalId),
+        keys.map((k) => k.kind),
+        keys.map((k) => k.fingerprint ?? null),
+      ],
     );
     for (const r of rows) {
       if (r.repeated) claim.repeated.push(r.ord - 1);
