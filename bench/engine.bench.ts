@@ -8,6 +8,7 @@
 //   synchronisation.
 // Prints objects per second and the worker's peak RSS for each run (MERIDIAN_BENCH_PHASES=1: also the
 // time per phase from each activity's execution statistics). Asserts the outcome (counts), never timings.
+// MERIDIAN_BENCH_RUNS=<n> stops after the first n runs (2: the two full imports only).
 // Finding where the time goes: MERIDIAN_BENCH_PROFILE=<directory> writes a CPU profile of the worker per
 // run (`node tools/cpu-profile.js <file>` summarises one); MERIDIAN_BENCH_SLOW_MS=<ms> makes PostgreSQL log
 // every statement of the benchmark's database slower than that, with its plan, row counts and buffers
@@ -16,12 +17,19 @@ import { join } from 'node:path';
 import { mb, openPipeline, PAGE_SIZE, rate, writeChangedHrCsv } from './engine-pipeline';
 
 const SIZES = (process.env.MERIDIAN_BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
+const RUNS = Number(process.env.MERIDIAN_BENCH_RUNS ?? 6);
+if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`MERIDIAN_BENCH_RUNS must be a positive whole number, got ${process.env.MERIDIAN_BENCH_RUNS}`);
+
+/** Thrown to stop a size's runs after MERIDIAN_BENCH_RUNS of them. */
+class Enough extends Error {}
 
 async function benchSize(n: number): Promise<void> {
   const p = await openPipeline(n);
   try {
     const { hr, dir } = p;
+    let runs = 0;
     const run = async (label: string, system: typeof hr, runType: string, check: (a: Record<string, any>) => string | null) => {
+      if (runs++ === RUNS) throw new Enough();
       const f = await p.run(label, system, runType, check);
       console.log(
         `${rate(n).padStart(9)}  ${label.padEnd(34)} ${f.seconds.toFixed(1).padStart(7)} s ${rate(f.objects / f.seconds).padStart(9)} objects/s   peak rss ${mb(f.peakRss)}`,
@@ -51,6 +59,8 @@ async function benchSize(n: number): Promise<void> {
         ? null
         : `processed ${a.objects_processed}, flows ${a.total_attribute_flows}`,
     );
+  } catch (error) {
+    if (!(error instanceof Enough)) throw error;
   } finally {
     await p.close();
   }

@@ -366,6 +366,29 @@ describe('import (worker)', () => {
       }
       expect((await f.objects(s.systemId)).get('u1')!.attributes).toEqual({ [s.attributes.id]: ['u1'], [s.attributes.age]: [41] });
     });
+    it('searches for objects gone from the source only when the import did not meet every object the connector space held', async () => {
+      const met = await hrSystem('hr/met.csv', hr(10), { pageSize: 4 });
+      await f.run(met.systemId, met.full);
+      const search = jest.spyOn(ImportStore.prototype, 'obsoleteUnseen');
+      try {
+        expect(await f.run(met.systemId, met.full)).toMatchObject({ status: ActivityStatus.Complete, total_deleted: 0 });
+        expect(search).not.toHaveBeenCalled();
+        // As many objects read as held, but one of them new: the one not met is searched for and obsoleted.
+        f.writeFile('hr/met.csv', hr(11, (r, i) => (i === 4 ? null : r)));
+        expect(await f.run(met.systemId, met.full)).toMatchObject({ status: ActivityStatus.Complete, total_added: 1, total_deleted: 1 });
+        expect(search).toHaveBeenCalled();
+        expect((await f.objects(met.systemId)).get('EMP000004')).toMatchObject({ status: 'Obsolete' });
+        // The same external ID twice, on two pages: rejected, its object kept as it was; met once, so nothing is gone.
+        search.mockClear();
+        f.writeFile('hr/met.csv', hr(11, (r, i) => (i === 4 ? null : r), [line(hrRecord(5))]));
+        const twice = await f.run(met.systemId, met.full);
+        expect(twice).toMatchObject({ total_added: 0, total_deleted: 0, total_errors: 2 });
+        expect(search).not.toHaveBeenCalled();
+        expect([...(await f.objects(met.systemId)).values()].filter((o) => o.status === 'Normal')).toHaveLength(10);
+      } finally {
+        search.mockRestore();
+      }
+    });
   });
 
   describe('rejected objects', () => {

@@ -112,10 +112,14 @@ export class ImportRunner implements EngineRunner {
         pageSize: ctx.info.pageSize,
       }),
     );
-    const identified = await ctx.phase('read', () => this.importPages(ctx, store, schema, session, connectorContext));
+    const typeIds = schema.objectTypes.filter((t) => t.externalId).map((t) => t.id);
+    // A full import that met every object the connector space held needs no search for the others.
+    const held = mode === 'Full' ? await store.countNormal(typeIds) : 0;
+    const read = await ctx.phase('read', () => this.importPages(ctx, store, schema, session, connectorContext));
     // What the pages wrote changes the row counts the set-based steps below are planned with.
     await ctx.phase('statistics', () => new StatisticsStore(ctx.session).refresh(['connected_system_object', 'pending_export']));
-    if (mode === 'Full') await ctx.phase('obsolete', () => this.obsoleteUnseen(ctx, store, schema, identified));
+    if (mode === 'Full')
+      await ctx.phase('obsolete', () => this.obsoleteUnseen(ctx, store, schema, typeIds, read.identified, read.metNormal === held));
     await ctx.phase('references', () => resolveImportReferences(ctx, store, schema, system.unresolvedReferenceHandling));
     const maxRetries = Number(await this.settings.effective(SettingKeys.ExportMaxRetries));
     const confirmed = await ctx.phase('confirm', () => confirmExports(ctx, store, schema, maxRetries));
@@ -166,7 +170,7 @@ export class ImportRunner implements EngineRunner {
     schema: SystemSchema,
     session: ImportSession,
     connectorContext: ConnectorContext,
-  ): Promise<number> {
+  ): Promise<{ identified: number; metNormal: number }> {
     const preparer = new ImportPagePreparer(schema);
     const references = WriteTimeReferences.of(schema);
     const pages = session.pages()[Symbol.asyncIterator]();
@@ -176,6 +180,7 @@ export class ImportRunner implements EngineRunner {
       return { prepared: preparer.prepare(next.value), read: next.value.objects.length + next.value.errors.length };
     };
     let identified = 0;
+    let metNormal = 0;
     let finished = false;
     let ahead: Promise<{ prepared: PreparedPage; read: number } | null> | null = null;
     try {
@@ -187,7 +192,7 @@ export class ImportRunner implements EngineRunner {
         ahead = read();
         ahead.catch(() => undefined); // awaited on the next turn (or settled below when the run stops)
         identified += page.prepared.identified;
-        await this.writePage(ctx, store, preparer, schema, page.prepared, references);
+        metNormal += await this.writePage(ctx, store, preparer, schema, page.prepared, references);
         ctx.say(`Importing "${schema.system.name}": ${ctx.processed + page.read} object(s) read.`);
         await ctx.pageDone(page.read);
       }
@@ -199,7 +204,7 @@ export class ImportRunner implements EngineRunner {
         await pages.return?.(undefined).catch(() => undefined);
       }
     }
-    return identified;
+    return { identified, metNormal };
   }
 
   /**
@@ -207,6 +212,7 @@ export class ImportRunner implements EngineRunner {
    * are duplicates (their earlier write is undone, see ImportStore.rejectDuplicates), the rest is
    * written. The page's writes are atomic: one statement, or one transaction when there are several (a
    * page that changed nothing costs the claim alone). Items and counters follow once the page is written.
+   * Returns how many `Normal` objects of the connector space the page met for the first time in the run.
    */
   private async writePage(
     ctx: RunContext,
@@ -215,7 +221,7 @@ export class ImportRunner implements EngineRunner {
     schema: SystemSchema,
     prepared: PreparedPage,
     references: WriteTimeReferences | null,
-  ): Promise<void> {
+  ): Promise<number> {
     const keyOf = (o: { objectTypeId: number; externalId: string }) => importKey(o.objectTypeId, o.externalId);
     const keys: ImportClaimKey[] = [
       ...prepared.accepted.map((o): ImportClaimKey => ({
@@ -233,8 +239,10 @@ export class ImportRunner implements EngineRunner {
     const deletes: ImportSeenKey[] = [];
     const written: WrittenObject[] = [];
     let unchanged = 0;
+    let metNormal = 0;
     prepared.accepted.forEach((o, i) => {
       if (repeated.has(keyOf(keys[i]))) return;
+      if (claim.existing[i]?.status === ConnectorSpaceObjectStatus.Normal) metNormal++;
       if (o.change === 'Delete') {
         written.push({ object: o, csoId: null, outcome: null });
         deletes.push({ objectTypeId: o.type.id, externalId: o.externalId });
@@ -323,13 +331,21 @@ export class ImportRunner implements EngineRunner {
         errorMessage: errors.length ? errors.map((e) => e.message).join(' ') : null,
       });
     }
+    return metNormal;
   }
 
   /**
    * Full import: objects of the imported types that the source no longer has become `Obsolete`, a
    * batch of the page size at a time. Safety rule: an import that returned no object obsoletes nothing.
    */
-  private async obsoleteUnseen(ctx: RunContext, store: ImportStore, schema: SystemSchema, identified: number): Promise<void> {
+  private async obsoleteUnseen(
+    ctx: RunContext,
+    store: ImportStore,
+    schema: SystemSchema,
+    typeIds: number[],
+    identified: number,
+    metEveryone: boolean,
+  ): Promise<void> {
     if (identified === 0) {
       ctx.warn(
         `The full import of "${schema.system.name}" returned no objects, so nothing was marked obsolete: an empty or unreadable source must not ` +
@@ -337,7 +353,9 @@ export class ImportRunner implements EngineRunner {
       );
       return;
     }
-    const typeIds = schema.objectTypes.filter((t) => t.externalId).map((t) => t.id);
+    // Every `Normal` object held before the import was met by it: none is gone (the system's lock keeps
+    // other runs from adding any meanwhile). Otherwise the connector space is searched for the others.
+    if (metEveryone) return;
     ctx.say(`Marking the objects no longer in "${schema.system.name}" as obsolete.`);
     let after: string | null = null;
     for (;;) {

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { DomainError } from '@meridian/domain';
 import type {
   AttributeValue,
@@ -104,9 +105,10 @@ export async function* importFilePages(
     const header = checkHeader(doc.header, settings);
     const plan = new ImportPlan(header, settings, ctx.schema);
     const mvd = settings.multiValueDelimiter;
-    // A row's fingerprint: the header (which names its fields) and its raw fields. The settings that
-    // shape the values (delimiters, value types) are the engine's to add (ImportedObject.fingerprint).
-    const fingerprintPrefix = `${JSON.stringify(doc.header)}\n`;
+    // A row's fingerprint: the header (which names its fields; by its hash, shorter to hash again per row)
+    // and its raw fields. The settings that shape the values (delimiters, value types) are the engine's to
+    // add (ImportedObject.fingerprint).
+    const fingerprintPrefix = `${hash('sha256', JSON.stringify(doc.header), 'base64')}\n`;
     let objects: ImportedObject[] = [];
     let errors: ImportObjectError[] = [];
     for await (const event of doc.rows) {

@@ -573,6 +573,19 @@ export class ImportStore {
     }
   }
 
+  /**
+   * `Normal` objects of the given types with an external ID: what a full import must meet, or obsolete
+   * (obsoleteUnseen's candidates). Counted before the import reads anything.
+   */
+  async countNormal(objectTypeIds: readonly number[]): Promise<number> {
+    const row = await this.s.row<{ n: number }>(
+      `SELECT count(*)::int AS n FROM connected_system_object
+        WHERE connected_system_id = $1 AND object_type_id = ANY($2::int[]) AND status = '${ConnectorSpaceObjectStatus.Normal}' AND external_id IS NOT NULL`,
+      [this.systemId, objectTypeIds],
+    );
+    return row?.n ?? 0;
+  }
+
   /** Saves the delta watermark of a completed import. */
   async saveWatermark(watermark: string | null): Promise<void> {
     await this.s.count(`UPDATE connected_system SET delta_watermark = $2 WHERE id = $1`, [this.systemId, watermark]);
