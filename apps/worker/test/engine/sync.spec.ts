@@ -374,6 +374,44 @@ describe('synchronisation', () => {
     expect(nodes.filter((n) => n['Index Name'] === 'uq_pending_export_open')).toEqual([]);
     await pg.query(`DELETE FROM pending_export WHERE connected_system_id = $1`, [systemId]);
   });
+  it('leaves the flags it cleared marked dead in the index of changed objects, so the next delta does not read their rows', async () => {
+    const attributes = ['id', 'name'];
+    const swept = await seed.system('Swept', 'person', attributes);
+    const left = await seed.system('Left', 'person', attributes);
+    const N = 3000;
+    for (const s of [swept, left]) {
+      await pg.query(
+        `INSERT INTO connected_system_object (connected_system_id, object_type_id, external_id, attributes)
+         SELECT $1, $2, 'p' || g, jsonb_build_object($3::text, jsonb_build_array('p' || g)) FROM generate_series(1, $4) g`,
+        [s.id, s.typeId, s.attributes.id, N],
+      );
+    }
+    // A run clears every flag of `Swept` (no rule applies to its objects: they are only read).
+    const a = await run(swept.id, swept.profiles.FullSynchronisation, 'FullSynchronisation');
+    expect(a).toMatchObject({ status: 'Complete', objects_processed: N });
+    // The same flags of `Left` cleared without a run, as a run did before.
+    await pg.query(`UPDATE connected_system_object SET sync_pending = false WHERE connected_system_id = $1`, [left.id]);
+    /** Rows read through the index to count a system's changed objects (index-only scan: `Heap Fetches`). */
+    const rowsRead = async (systemId: number) => {
+      await pg.query('BEGIN');
+      try {
+        await pg.query('SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off');
+        const { rows } = await pg.query(
+          `EXPLAIN (ANALYZE, FORMAT JSON) SELECT count(*) FROM connected_system_object WHERE connected_system_id = ${systemId} AND sync_pending`,
+        );
+        const scan = rows[0]['QUERY PLAN'][0].Plan.Plans[0];
+        expect(scan).toMatchObject({ 'Node Type': 'Index Only Scan', 'Index Name': 'ix_cso_sync_pending', 'Actual Rows': 0 });
+        return scan['Heap Fetches'] as number;
+      } finally {
+        await pg.query('COMMIT');
+      }
+    };
+    // A flag cleared by a transaction that another one still open might see cannot be marked yet (a run's
+    // own progress writes can be): the sweep leaves those few to a later read, but not the thousands.
+    expect(await rowsRead(swept.id)).toBeLessThan(N / 100);
+    expect(await rowsRead(left.id)).toBe(N);
+  });
+
   it('reads expired pending deletions oldest first on their own index, however large the metaverse and old its statistics', async () => {
     // The housekeeping job reads a batch every interval, also while a synchronisation fills the metaverse
     // and its statistics predate the objects: planned on the whole table, that read was a sequential

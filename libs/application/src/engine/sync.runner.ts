@@ -83,6 +83,8 @@ export class SyncRunner implements EngineRunner {
       reader.release();
     }
     if (full) await store.clearFullSyncRequired(system.id);
+    // The next delta synchronisation should not have to step over the flags this run cleared.
+    await ctx.phase('sweep', () => store.sweepSyncFlags(system.id));
     const c = ctx.counters;
     return (
       `${full ? 'Full' : 'Delta'} synchronisation of "${system.name}": ${ctx.processed} object(s) processed, ${c.totalProjected} projected, ` +

@@ -121,6 +121,25 @@ export class SyncStore {
     return row?.n ?? 0;
   }
 
+  /**
+   * After a run cleared the change flags of a system's objects: reads the system's entries of the index of
+   * changed objects (ix_cso_sync_pending) once, by an index scan, which marks the entries of the cleared
+   * flags dead in the index as it meets them (an index scan tells the index when the row an entry leads to
+   * is dead to every transaction; a bitmap scan does not). Otherwise they stay until a vacuum, and the next
+   * delta synchronisation's count and pages visit every one of them, with a read of the row it leads to
+   * (a million after a full synchronisation of a million). Returns the objects still flagged.
+   */
+  async sweepSyncFlags(systemId: number): Promise<number> {
+    return this.s.transaction(async () => {
+      await this.s.count('SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off');
+      const row = await this.s.row<{ n: number }>(
+        `SELECT count(*)::int AS n FROM connected_system_object WHERE connected_system_id = $1 AND sync_pending`,
+        [systemId],
+      );
+      return row?.n ?? 0;
+    }, 'page');
+  }
+
   /** The next keyset page (ids after `after`), for a full run or only objects flagged as changed. */
   async page(systemId: number, after: string | null, limit: number, deltaOnly: boolean): Promise<SyncCso[]> {
     return this.s.rows<SyncCso>(
