@@ -242,13 +242,13 @@ export class ImportRunner implements EngineRunner {
     let metNormal = 0;
     prepared.accepted.forEach((o, i) => {
       if (repeated.has(keyOf(keys[i]))) return;
-      if (claim.existing[i]?.status === ConnectorSpaceObjectStatus.Normal) metNormal++;
+      const found = claim.existing[i];
+      if (found?.status === ConnectorSpaceObjectStatus.Normal) metNormal++;
       if (o.change === 'Delete') {
         written.push({ object: o, csoId: null, outcome: null });
         deletes.push({ objectTypeId: o.type.id, externalId: o.externalId });
         return;
       }
-      const found = claim.existing[i];
       // The same source record as stored, under the same schema and settings: nothing to convert or compare.
       if (found?.status === ConnectorSpaceObjectStatus.Normal && o.fingerprint !== null && found.hash === o.fingerprint) {
         unchanged++;

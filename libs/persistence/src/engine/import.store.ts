@@ -32,6 +32,14 @@ const RESOLVE = 'meridian_import_resolve';
 
 const PREVIOUS_COLUMNS = CONNECTOR_SPACE_PREVIOUS_STATE_COLUMNS;
 
+/**
+ * The objects a full import must meet or obsolete (alias c), of the types in the int[] parameter `types`:
+ * `Normal` ones with an external ID. One predicate for the count before the import and the search after
+ * it, so the two agree.
+ */
+const obsoletionCandidates = (types: string) =>
+  `c.object_type_id = ANY(${types}::int[]) AND c.status = '${ConnectorSpaceObjectStatus.Normal}' AND c.external_id IS NOT NULL`;
+
 /** Objects whose references wait for resolution: the predicate of ix_cso_references_pending. */
 const REFERENCES_PENDING = `c.resolved_references IS NULL OR jsonb_path_exists(c.resolved_references, '$.*[*] ? (@ == null)')`;
 
@@ -348,8 +356,7 @@ export class ImportStore {
     const rows = await this.s.rows<ImportObsoleted & { last: string | null }>(
       `WITH doomed AS (
          SELECT c.id FROM connected_system_object c
-          WHERE c.connected_system_id = $1 AND c.id > $2::uuid AND c.object_type_id = ANY($3::int[])
-            AND c.status = '${ConnectorSpaceObjectStatus.Normal}' AND c.external_id IS NOT NULL
+          WHERE c.connected_system_id = $1 AND c.id > $2::uuid AND ${obsoletionCandidates('$3')}
             AND NOT EXISTS (SELECT 1 FROM ${SEEN} s WHERE s.object_type_id = c.object_type_id AND s.external_id = c.external_id)
           ORDER BY c.id LIMIT $4),
        gone AS (
@@ -579,8 +586,7 @@ export class ImportStore {
    */
   async countNormal(objectTypeIds: readonly number[]): Promise<number> {
     const row = await this.s.row<{ n: number }>(
-      `SELECT count(*)::int AS n FROM connected_system_object
-        WHERE connected_system_id = $1 AND object_type_id = ANY($2::int[]) AND status = '${ConnectorSpaceObjectStatus.Normal}' AND external_id IS NOT NULL`,
+      `SELECT count(*)::int AS n FROM connected_system_object c WHERE c.connected_system_id = $1 AND ${obsoletionCandidates('$2')}`,
       [this.systemId, objectTypeIds],
     );
     return row?.n ?? 0;
