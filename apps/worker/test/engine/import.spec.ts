@@ -366,6 +366,38 @@ describe('import (worker)', () => {
       }
       expect((await f.objects(s.systemId)).get('u1')!.attributes).toEqual({ [s.attributes.id]: ['u1'], [s.attributes.age]: [41] });
     });
+    it('reads the next page only once the current page is claimed, so the database does not wait for a connector that makes pages at once', async () => {
+      const connector = new ScriptedConnector('ScriptedReadAhead', {
+        objectTypes: [
+          {
+            name: 'user',
+            attributes: [{ name: 'id', type: 'String', plurality: 'Single', writability: 'ReadWrite', suggestedExternalId: true }],
+          },
+        ],
+      });
+      f.useScriptedConnector(connector);
+      const s = await f.connectedSystem({ connectorType: connector.type });
+      const full = await f.runProfile(s.systemId, RunType.FullImport);
+      const order: string[] = [];
+      connector.script = () => ({
+        pages: [1, 2, 3].map((n) => ({
+          // Made without awaiting anything: the connector's page comes in one synchronous stretch.
+          before: () => void order.push(`make ${n}`),
+          objects: <ImportedObject[]>[{ objectType: 'user', change: 'Upsert', attributes: { id: `u${n}` } }],
+        })),
+      });
+      const original = ImportStore.prototype.claim;
+      const claim = jest.spyOn(ImportStore.prototype, 'claim').mockImplementation(function (this: ImportStore, keys) {
+        order.push(`claim ${keys.map((k) => k.externalId).join(',')}`);
+        return original.call(this, keys);
+      });
+      try {
+        expect(await f.run(s.systemId, full)).toMatchObject({ status: ActivityStatus.Complete, total_added: 3 });
+      } finally {
+        claim.mockRestore();
+      }
+      expect(order).toEqual(['make 1', 'claim u1', 'make 2', 'claim u2', 'make 3', 'claim u3']);
+    });
     it('searches for objects gone from the source only when the import did not meet every object the connector space held', async () => {
       const met = await hrSystem('hr/met.csv', hr(10), { pageSize: 4 });
       await f.run(met.systemId, met.full);
@@ -374,13 +406,19 @@ describe('import (worker)', () => {
         expect(await f.run(met.systemId, met.full)).toMatchObject({ status: ActivityStatus.Complete, total_deleted: 0 });
         expect(search).not.toHaveBeenCalled();
         // As many objects read as held, but one of them new: the one not met is searched for and obsoleted.
-        f.writeFile('hr/met.csv', hr(11, (r, i) => (i === 4 ? null : r)));
+        f.writeFile(
+          'hr/met.csv',
+          hr(11, (r, i) => (i === 4 ? null : r)),
+        );
         expect(await f.run(met.systemId, met.full)).toMatchObject({ status: ActivityStatus.Complete, total_added: 1, total_deleted: 1 });
         expect(search).toHaveBeenCalled();
         expect((await f.objects(met.systemId)).get('EMP000004')).toMatchObject({ status: 'Obsolete' });
         // The same external ID twice, on two pages: rejected, its object kept as it was; met once, so nothing is gone.
         search.mockClear();
-        f.writeFile('hr/met.csv', hr(11, (r, i) => (i === 4 ? null : r), [line(hrRecord(5))]));
+        f.writeFile(
+          'hr/met.csv',
+          hr(11, (r, i) => (i === 4 ? null : r), [line(hrRecord(5))]),
+        );
         const twice = await f.run(met.systemId, met.full);
         expect(twice).toMatchObject({ total_added: 0, total_deleted: 0, total_errors: 2 });
         expect(search).not.toHaveBeenCalled();

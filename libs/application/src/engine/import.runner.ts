@@ -189,7 +189,9 @@ export class ImportRunner implements EngineRunner {
         const page = await ahead;
         ahead = null;
         if (!page) break;
-        ahead = read();
+        // Read ahead from the next turn of the event loop: by then this page's first statement is on its
+        // way, so a connector that makes a page in one synchronous stretch does not hold up the database.
+        ahead = new Promise<void>((resolve) => setImmediate(resolve)).then(read);
         ahead.catch(() => undefined); // awaited on the next turn (or settled below when the run stops)
         identified += page.prepared.identified;
         metNormal += await this.writePage(ctx, store, preparer, schema, page.prepared, references);
@@ -241,7 +243,7 @@ export class ImportRunner implements EngineRunner {
     let unchanged = 0;
     let metNormal = 0;
     prepared.accepted.forEach((o, i) => {
-      if (repeated.has(keyOf(keys[i]))) return;
+      if (repeated.size && repeated.has(keyOf(keys[i]))) return;
       const found = claim.existing[i];
       if (found?.status === ConnectorSpaceObjectStatus.Normal) metNormal++;
       if (o.change === 'Delete') {
@@ -313,9 +315,10 @@ export class ImportRunner implements EngineRunner {
         }),
       );
     }
-    for (const object of prepared.accepted) {
-      if (repeated.has(importKey(object.type.id, object.externalId))) this.problem(ctx, duplicateProblem(object));
-    }
+    if (repeated.size)
+      for (const object of prepared.accepted) {
+        if (repeated.has(importKey(object.type.id, object.externalId))) this.problem(ctx, duplicateProblem(object));
+      }
     for (const w of written) {
       if (w.outcome) ctx.counters[COUNTERS[w.outcome]]++;
       const errors = w.object.valueErrors;

@@ -1,4 +1,4 @@
-import { ActivityStatus, ExecutionErrorType, formatOutcomeSummary, RunType } from '@meridian/domain';
+import { ActivityStatus, ExecutionErrorType, RunType } from '@meridian/domain';
 import {
   BulkSession,
   ChangeOrigin,
@@ -84,13 +84,29 @@ export class RunContext {
 
   /** Records an execution item (objects that changed or failed); an error type counts in totalErrors. */
   item(item: RunItem): void {
-    const { outcomes, ...rest } = item;
-    if (rest.errorType) this.counters.totalErrors++;
+    if (item.errorType) this.counters.totalErrors++;
+    const { outcomes } = item;
+    let summary: string | null = null;
     if (outcomes) {
-      const entries = outcomes instanceof Map ? [...outcomes.entries()] : Object.entries(outcomes);
-      for (const [k, n] of entries) this.outcomeTotals.set(k, (this.outcomeTotals.get(k) ?? 0) + n);
+      // Totals and summary (formatOutcomeSummary's `Outcome:count` pairs) in one pass: one item per changed object.
+      const add = (k: string, n: number) => {
+        this.outcomeTotals.set(k, (this.outcomeTotals.get(k) ?? 0) + n);
+        if (n > 0) summary = summary === null ? `${k}:${n}` : `${summary},${k}:${n}`;
+      };
+      if (outcomes instanceof Map) for (const [k, n] of outcomes) add(k, n);
+      else for (const k of Object.keys(outcomes)) add(k, (outcomes as Readonly<Record<string, number>>)[k]);
     }
-    this.items.push({ ...rest, outcomeSummary: outcomes ? formatOutcomeSummary(outcomes) : null });
+    this.items.push({
+      externalIdValue: item.externalIdValue,
+      displayName: item.displayName,
+      objectType: item.objectType,
+      objectChangeType: item.objectChangeType,
+      errorType: item.errorType,
+      errorMessage: item.errorMessage,
+      outcomeSummary: summary,
+      connectedSystemObjectId: item.connectedSystemObjectId,
+      metaverseObjectId: item.metaverseObjectId,
+    });
   }
 
   /**

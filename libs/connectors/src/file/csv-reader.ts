@@ -22,21 +22,22 @@ function byteOrderMark(bytes: Buffer): { encoding: BufferEncoding; length: numbe
 
 /**
  * Streams the records of a CSV file (CsvParser over a read stream: memory is bounded by the stream
- * buffers, whatever the file size). Empty lines and rows of only empty fields are skipped; records with
- * bad quoting come out as `error` events in file order, through the same stream as the records, and a bad
- * row never ends the read. The consumer checks column counts. Stopping the iteration early closes the file.
+ * buffers, whatever the file size), a batch per read of the file: the records and errors that read
+ * completed, in file order. Empty lines and rows of only empty fields are skipped; records with bad
+ * quoting come out as `error` events through the same stream as the records, and a bad row never ends the
+ * read. The consumer checks column counts. Stopping the iteration early closes the file. A batch per read,
+ * not an event per record, keeps the cost of asynchronous iteration per read (a thousand records or so).
  */
-export async function* readCsv(
+export async function* readCsvBatches(
   filePath: string,
   format: CsvFormat,
   streamOptions: { highWaterMark?: number } = {},
-): AsyncGenerator<CsvEvent> {
+): AsyncGenerator<CsvEvent[]> {
   const parser = new CsvParser(format.delimiter, format.quote);
   const input = createReadStream(filePath, { highWaterMark: streamOptions.highWaterMark ?? 256 * 1024 });
   let decoder: StringDecoder | null = null;
   // The first bytes, until there are enough to recognise a byte order mark.
   let head: Buffer | null = Buffer.alloc(0);
-  const events: CsvEvent[] = [];
   const decode = (bytes: Buffer): string => {
     if (head) {
       head = Buffer.concat([head, bytes]);
@@ -50,29 +51,47 @@ export async function* readCsv(
   };
   try {
     for await (const chunk of input as AsyncIterable<Buffer>) {
+      const events: CsvEvent[] = [];
       parser.push(decode(chunk), events);
-      yield* drain(events);
+      if (withoutBlankRecords(events).length) yield events;
     }
+    const events: CsvEvent[] = [];
     const rest = decode(Buffer.alloc(0));
     parser.push(rest + decoder!.end(), events);
     parser.end(events);
-    yield* drain(events);
+    if (withoutBlankRecords(events).length) yield events;
   } finally {
     input.destroy();
   }
 }
 
-/** Hands out and forgets the events parsed so far (rows of only empty fields left out). */
-function* drain(events: CsvEvent[]): Generator<CsvEvent> {
-  for (const event of events) if (event.kind === 'error' || !isBlankRecord(event.values)) yield event;
-  events.length = 0;
+/** The records of a CSV file one by one (readCsvBatches, flattened). */
+export async function* readCsv(
+  filePath: string,
+  format: CsvFormat,
+  streamOptions: { highWaterMark?: number } = {},
+): AsyncGenerator<CsvEvent> {
+  yield* eventsOf(readCsvBatches(filePath, format, streamOptions));
+}
+
+/** The events of batches one by one; stopping early stops the batches (and so closes the file). */
+export async function* eventsOf(batches: AsyncIterable<CsvEvent[]>): AsyncGenerator<CsvEvent> {
+  for await (const batch of batches) yield* batch;
+}
+
+/** Removes, in place, the rows of only empty fields; returns the array. */
+function withoutBlankRecords(events: CsvEvent[]): CsvEvent[] {
+  let kept = 0;
+  for (const event of events) if (event.kind === 'error' || !isBlankRecord(event.values)) events[kept++] = event;
+  events.length = kept;
+  return events;
 }
 
 /** The header of a CSV file and its data records/errors, for consumers that need the header first. */
 export interface CsvDocument {
   header: string[];
-  /** Data records and errors after the header (iterate once). */
-  rows: AsyncGenerator<CsvEvent>;
+  /** Data records and errors after the header, in batches (readCsvBatches; iterate once, or with eventsOf). */
+  batches: AsyncGenerator<CsvEvent[]>;
 }
 
 /**
@@ -80,12 +99,23 @@ export interface CsvDocument {
  * Throws when the header itself cannot be parsed.
  */
 export async function openCsv(filePath: string, format: CsvFormat): Promise<CsvDocument | null> {
-  const events = readCsv(filePath, format);
-  const first = await events.next();
+  const batches = readCsvBatches(filePath, format);
+  const first = await batches.next();
   if (first.done) return null;
-  if (first.value.kind === 'error') {
-    await events.return(undefined);
-    throw new Error(`The header (line ${first.value.line}) cannot be read: ${first.value.message}`);
+  const [header, ...rest] = first.value;
+  if (header.kind === 'error') {
+    await batches.return(undefined);
+    throw new Error(`The header (line ${header.line}) cannot be read: ${header.message}`);
   }
-  return { header: first.value.values, rows: events };
+  return { header: header.values, batches: afterHeader(rest, batches) };
+}
+
+/** The records that came with the header, then the following batches. */
+async function* afterHeader(first: CsvEvent[], more: AsyncGenerator<CsvEvent[]>): AsyncGenerator<CsvEvent[]> {
+  try {
+    if (first.length) yield first;
+    yield* more;
+  } finally {
+    await more.return(undefined);
+  }
 }

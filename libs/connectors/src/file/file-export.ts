@@ -95,34 +95,35 @@ class FileExportSession implements ExportSession {
       const keys = new RowKeys(ctx.schema, settings, columns, typeColumn);
       spool = await RowSpool.create(tempPath(filePath, 'rows.tmp'));
       const session = new FileExportSession(filePath, settings, ctx, release, spool, columns, typeColumn, keys, snapshot);
-      if (existing) await session.spoolExisting(existing.rows, header!.columns.length);
+      if (existing) await session.spoolExisting(existing.batches, header!.columns.length);
       return session;
     } catch (error) {
       await spool?.remove().catch(() => undefined);
       throw error;
     } finally {
-      await existing?.rows.return(undefined);
+      await existing?.batches.return(undefined);
     }
   }
 
   /** Copies the file's rows to the spool, refusing a file that could not be rewritten without loss. */
-  private async spoolExisting(rows: AsyncIterable<CsvEvent>, width: number): Promise<void> {
-    for await (const event of rows) {
-      if (event.kind === 'error') {
-        throw DomainError.badRequest(
-          `The file "${this.settings.filePath}" cannot be rewritten safely: line ${event.line} is malformed (${event.message}). Fix or remove that row and export again.`,
-        );
+  private async spoolExisting(batches: AsyncIterable<CsvEvent[]>, width: number): Promise<void> {
+    for await (const batch of batches)
+      for (const event of batch) {
+        if (event.kind === 'error') {
+          throw DomainError.badRequest(
+            `The file "${this.settings.filePath}" cannot be rewritten safely: line ${event.line} is malformed (${event.message}). Fix or remove that row and export again.`,
+          );
+        }
+        if (event.values.length !== width) {
+          throw DomainError.badRequest(
+            `The file "${this.settings.filePath}" cannot be rewritten safely: line ${event.line} has ${event.values.length} field(s) ` +
+              `but the header has ${width}. Fix or remove that row and export again.`,
+          );
+        }
+        const key = this.keys.ofRow(event.values);
+        if (key !== null) this.spooled.add(key);
+        await this.spool.append(event.values);
       }
-      if (event.values.length !== width) {
-        throw DomainError.badRequest(
-          `The file "${this.settings.filePath}" cannot be rewritten safely: line ${event.line} has ${event.values.length} field(s) ` +
-            `but the header has ${width}. Fix or remove that row and export again.`,
-        );
-      }
-      const key = this.keys.ofRow(event.values);
-      if (key !== null) this.spooled.add(key);
-      await this.spool.append(event.values);
-    }
   }
 
   write(batch: ExportChange[]): Promise<ExportResult[]> {

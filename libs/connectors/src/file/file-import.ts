@@ -111,77 +111,79 @@ export async function* importFilePages(
     const fingerprintPrefix = `${hash('sha256', JSON.stringify(doc.header), 'base64')}\n`;
     let objects: ImportedObject[] = [];
     let errors: ImportObjectError[] = [];
-    for await (const event of doc.rows) {
-      const source = `line ${event.line}`;
-      if (event.kind === 'error') {
-        errors.push({
-          source,
-          errorType: FILE_IMPORT_ERROR_TYPES.malformedRow,
-          message: `Malformed row: ${event.message}`,
-          externalId: null,
-        });
-      } else if (event.values.length !== header.columns.length) {
-        const { plan: typePlan } = event.values.length > header.typeColumn ? plan.typeOf(event.values) : { plan: null };
-        const idColumn = typePlan?.externalIdColumn ?? -1;
-        errors.push({
-          source,
-          errorType: FILE_IMPORT_ERROR_TYPES.malformedRow,
-          message: `Malformed row: it has ${event.values.length} field(s) but the header has ${header.columns.length} column(s).`,
-          externalId: idColumn >= 0 && idColumn < event.values.length ? event.values[idColumn] || null : null,
-        });
-      } else {
-        const { name, plan: typePlan } = plan.typeOf(event.values);
-        if (!typePlan) {
+    for await (const batch of doc.batches) {
+      for (const event of batch) {
+        const source = `line ${event.line}`;
+        if (event.kind === 'error') {
           errors.push({
             source,
-            errorType: FILE_IMPORT_ERROR_TYPES.couldNotMatchObjectType,
+            errorType: FILE_IMPORT_ERROR_TYPES.malformedRow,
+            message: `Malformed row: ${event.message}`,
             externalId: null,
-            message: name
-              ? `Object type "${name}" is not among the selected object types.`
-              : `The row has no object type (column "${settings.objectTypeColumn}" is empty).`,
+          });
+        } else if (event.values.length !== header.columns.length) {
+          const { plan: typePlan } = event.values.length > header.typeColumn ? plan.typeOf(event.values) : { plan: null };
+          const idColumn = typePlan?.externalIdColumn ?? -1;
+          errors.push({
+            source,
+            errorType: FILE_IMPORT_ERROR_TYPES.malformedRow,
+            message: `Malformed row: it has ${event.values.length} field(s) but the header has ${header.columns.length} column(s).`,
+            externalId: idColumn >= 0 && idColumn < event.values.length ? event.values[idColumn] || null : null,
           });
         } else {
-          const externalId = typePlan.externalIdColumn >= 0 ? event.values[typePlan.externalIdColumn] || null : null;
-          const attributes: ImportedObject['attributes'] = {};
-          for (const column of typePlan.columns) {
-            const raw = event.values[column.column];
-            if (raw === '') continue;
-            if (!column.multi) {
-              const value = typed(column, raw);
-              if (value === undefined) errors.push(valueError(source, externalId, column, raw));
-              else attributes[column.name] = value;
-              continue;
+          const { name, plan: typePlan } = plan.typeOf(event.values);
+          if (!typePlan) {
+            errors.push({
+              source,
+              errorType: FILE_IMPORT_ERROR_TYPES.couldNotMatchObjectType,
+              externalId: null,
+              message: name
+                ? `Object type "${name}" is not among the selected object types.`
+                : `The row has no object type (column "${settings.objectTypeColumn}" is empty).`,
+            });
+          } else {
+            const externalId = typePlan.externalIdColumn >= 0 ? event.values[typePlan.externalIdColumn] || null : null;
+            const attributes: ImportedObject['attributes'] = {};
+            for (const column of typePlan.columns) {
+              const raw = event.values[column.column];
+              if (raw === '') continue;
+              if (!column.multi) {
+                const value = typed(column, raw);
+                if (value === undefined) errors.push(valueError(source, externalId, column, raw));
+                else attributes[column.name] = value;
+                continue;
+              }
+              const values: AttributeValue[] = [];
+              const bad: string[] = [];
+              for (const part of mvd ? raw.split(mvd) : [raw]) {
+                if (part === '') continue;
+                const value = typed(column, part);
+                if (value === undefined) bad.push(part);
+                else values.push(value);
+              }
+              if (bad.length > 0) errors.push(valueError(source, externalId, column, bad.join(mvd)));
+              if (values.length > 0) attributes[column.name] = values;
             }
-            const values: AttributeValue[] = [];
-            const bad: string[] = [];
-            for (const part of mvd ? raw.split(mvd) : [raw]) {
-              if (part === '') continue;
-              const value = typed(column, part);
-              if (value === undefined) bad.push(part);
-              else values.push(value);
-            }
-            if (bad.length > 0) errors.push(valueError(source, externalId, column, bad.join(mvd)));
-            if (values.length > 0) attributes[column.name] = values;
+            objects.push({
+              objectType: typePlan.name,
+              attributes,
+              change: 'Upsert',
+              source,
+              fingerprint: fingerprintPrefix + JSON.stringify(event.values),
+            });
           }
-          objects.push({
-            objectType: typePlan.name,
-            attributes,
-            change: 'Upsert',
-            source,
-            fingerprint: fingerprintPrefix + JSON.stringify(event.values),
-          });
         }
-      }
-      if (objects.length + errors.length >= pageSize) {
-        yield { objects, errors };
-        objects = [];
-        errors = [];
-        ctx.signal?.throwIfAborted();
+        if (objects.length + errors.length >= pageSize) {
+          yield { objects, errors };
+          objects = [];
+          errors = [];
+          ctx.signal?.throwIfAborted();
+        }
       }
     }
     if (objects.length + errors.length > 0) yield { objects, errors };
   } finally {
-    await doc.rows.return(undefined);
+    await doc.batches.return(undefined);
   }
 }
 

@@ -1,6 +1,6 @@
 import { DomainError } from '@meridian/domain';
 import type { DiscoveredAttribute, DiscoveredObjectType, DiscoveredSchema } from '../connector.contract';
-import { openCsv } from './csv-reader';
+import { eventsOf, openCsv } from './csv-reader';
 import type { FileSettings } from './file-settings';
 import { ColumnProfile } from './value-types';
 
@@ -84,7 +84,7 @@ export async function discoverFileSchema(filePath: string, settings: FileSetting
     const fixed: TypeSample = { name: settings.objectType, rows: [] };
     if (header.typeColumn < 0) samples.set(fixed.name, fixed);
     let read = 0;
-    for await (const event of doc.rows) {
+    for await (const event of eventsOf(doc.batches)) {
       if (read >= settings.sampleRows) break;
       read++;
       if (event.kind === 'error' || event.values.length !== header.columns.length) continue;
@@ -99,7 +99,7 @@ export async function discoverFileSchema(filePath: string, settings: FileSetting
       sample.rows.push(event.values);
     }
   } finally {
-    await doc.rows.return(undefined);
+    await doc.batches.return(undefined);
   }
   if (samples.size === 0) {
     throw DomainError.validation(

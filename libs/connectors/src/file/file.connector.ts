@@ -118,7 +118,7 @@ export class FileConnector implements Connector {
           details: { ...details, exists: true, size: stat.size },
         };
       }
-      await doc.rows.return(undefined);
+      await doc.batches.return(undefined);
       const header = checkHeader(doc.header, settings);
       const shown = header.columns.length > 20 ? `${header.columns.slice(0, 20).join(', ')}, …` : header.columns.join(', ');
       return {

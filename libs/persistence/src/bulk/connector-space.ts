@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { ClientBase } from 'pg';
 import { CsoChangeType } from '@meridian/domain';
-import { copyRows, CopyValue, escapeCopyText, PreEncoded } from './copy-rows';
+import { copyRows, CopyValue, escapeCopyJson, PreEncoded } from './copy-rows';
 import { uuidV7 } from './uuid-v7';
 import type { ChangeOrigin } from '../engine/change-record.store';
 import { changeOriginParams, insertCsoChangesSql, sqlLiteral } from '../engine/change-record.sql';
@@ -127,7 +127,19 @@ export interface ConnectorSpaceObjectRecord {
   joinType: string | null;
 }
 
-const INTEGER_KEY = /^(?:0|[1-9]\d{0,8})$/;
+/** `0` or a whole number of at most nine digits without a leading zero (an array index, which JSON.stringify orders first, ascending). */
+function isIntegerKey(key: string): boolean {
+  const n = key.length;
+  if (n === 0 || n > 9) return false;
+  const first = key.charCodeAt(0);
+  if (first === 48) return n === 1;
+  if (first < 49 || first > 57) return false;
+  for (let i = 1; i < n; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
 
 /**
  * The attribute document as JSON with a stable key order. Keys that are attribute ids (integers)
@@ -135,7 +147,7 @@ const INTEGER_KEY = /^(?:0|[1-9]\d{0,8})$/;
  */
 export function canonicalAttributesJson(attributes: Record<string, unknown[]>): string {
   const keys = Object.keys(attributes);
-  if (keys.every((k) => INTEGER_KEY.test(k))) return JSON.stringify(attributes);
+  if (keys.every(isIntegerKey)) return JSON.stringify(attributes);
   const sorted: Record<string, unknown[]> = {};
   for (const k of keys.sort()) sorted[k] = attributes[k];
   return JSON.stringify(sorted);
@@ -192,7 +204,7 @@ export function connectorSpaceCopyRow(o: ConnectorSpaceObjectInput): CopyValue[]
     o.externalId,
     o.secondaryExternalId ?? null,
     o.displayName ?? null,
-    new PreEncoded(escapeCopyText(content.json)),
+    new PreEncoded(escapeCopyJson(content.json)),
     byteaField(storedHash(content)),
   ];
 }

@@ -1,4 +1,4 @@
-import { encodeCopyLine, encodeCopyValue, escapeCopyText, PreEncoded, quoteIdentifier } from './copy-rows';
+import { encodeCopyLine, encodeCopyValue, escapeCopyJson, escapeCopyText, PreEncoded, quoteIdentifier } from './copy-rows';
 import { canonicalAttributesJson, connectorSpaceContentHash } from './connector-space';
 import { uuidV7 } from './uuid-v7';
 
@@ -40,6 +40,14 @@ describe('COPY text encoding', () => {
     expect(() => encodeCopyValue(new Date(Number.NaN))).toThrow(TypeError);
   });
 
+  it('escapes JSON text as the text of any other field, backslashes being all JSON can hold', () => {
+    for (const value of [{ a: 'plain' }, { a: 'tab\there', b: 'line\nbreak\r', c: 'back\\slash "quoted"', d: '\u0001\u0000' }, ['Zoë']]) {
+      const json = JSON.stringify(value);
+      expect(escapeCopyJson(json)).toBe(escapeCopyText(json));
+    }
+    expect(escapeCopyJson('{"a":"x\\\\y"}')).toBe('{"a":"x\\\\\\\\y"}');
+  });
+
   it('joins a line with tabs and ends it with a newline', () => {
     expect(encodeCopyLine([1, 'a\tb', null, true])).toBe('1\ta\\tb\t\\N\tt\n');
   });
@@ -57,6 +65,11 @@ describe('content hash', () => {
     const a = canonicalAttributesJson({ b: [1], a: [2] });
     const b = canonicalAttributesJson({ a: [2], b: [1] });
     expect(a).toBe(b);
+    // Keys that only look like numbers (a leading zero, a sign, ten digits) are sorted as text.
+    const odd = { '01': [1], '-1': [2], '1234567890': [3], '0': [4], '999999999': [5], x: [6] };
+    const reversed = Object.fromEntries(Object.entries(odd).reverse());
+    expect(canonicalAttributesJson(reversed)).toBe(canonicalAttributesJson(odd));
+    expect(Object.keys(JSON.parse(canonicalAttributesJson(odd)))).toEqual(['0', '999999999', '1234567890', '-1', '01', 'x']);
   });
 
   it('changes with any value, the display name and the secondary external id', () => {

@@ -48,13 +48,19 @@ export function encodeCopyValue(value: CopyValue): string {
   }
   // bytea hex input `\x…`; the backslash is itself escaped for the text format.
   if (value instanceof Uint8Array) return `\\\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')}`;
-  // JSON text holds no raw NUL, tab, newline or carriage return (JSON.stringify escapes them): only
-  // backslashes need escaping, and a string without one is written as it is (one scan, no regex).
-  const json = JSON.stringify(value);
-  return json.includes('\\') ? json.replace(BACKSLASHES, '\\\\') : json;
+  return escapeCopyJson(JSON.stringify(value));
 }
 
 const BACKSLASHES = /\\/g;
+
+/**
+ * Escapes JSON text (as JSON.stringify makes it) for one field of COPY's text format. JSON text holds no
+ * raw NUL, tab, newline or carriage return (JSON.stringify escapes them): only backslashes need escaping,
+ * and a text without one is written as it is (one scan, no regex).
+ */
+export function escapeCopyJson(json: string): string {
+  return json.includes('\\') ? json.replace(BACKSLASHES, '\\\\') : json;
+}
 
 /** One line of COPY's text format (fields separated by tabs, ended by a newline). */
 export function encodeCopyLine(values: readonly CopyValue[]): string {

@@ -1,6 +1,6 @@
 import { ConnectorSpaceObjectStatus, CsoChangeType, PendingExportChangeType, PendingExportStatus } from '@meridian/domain';
 import type { StoredAttributeChange } from '../entities/engine.entity';
-import { escapeCopyText, PreEncoded } from '../bulk/copy-rows';
+import { escapeCopyJson, PreEncoded } from '../bulk/copy-rows';
 import type { BulkSession } from './bulk-session';
 import { NO_ID } from './keyset';
 import { changeOriginParams, insertCsoChangesSql, sqlLiteral } from './change-record.sql';
@@ -243,7 +243,7 @@ export class ExportStore {
         r.attributesUnset,
         r.referencesSet,
         r.referencesUnset,
-        r.addedChanges ? new PreEncoded(escapeCopyText(r.addedChanges)) : null,
+        r.addedChanges ? new PreEncoded(escapeCopyJson(r.addedChanges)) : null,
         r.empty,
       ]),
     );
