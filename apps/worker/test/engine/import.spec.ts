@@ -366,6 +366,55 @@ describe('import (worker)', () => {
       }
       expect((await f.objects(s.systemId)).get('u1')!.attributes).toEqual({ [s.attributes.id]: ['u1'], [s.attributes.age]: [41] });
     });
+    it('recognises unchanged values when a connector stops giving fingerprints, and when it gives them again', async () => {
+      const connector = new ScriptedConnector('ScriptedFingerprintsDropped', {
+        objectTypes: [
+          {
+            name: 'user',
+            attributes: [
+              { name: 'id', type: 'String', plurality: 'Single', writability: 'ReadWrite', suggestedExternalId: true },
+              { name: 'age', type: 'Integer', plurality: 'Single', writability: 'ReadWrite' },
+            ],
+          },
+        ],
+      });
+      f.useScriptedConnector(connector);
+      const s = await f.connectedSystem({ connectorType: connector.type, attributes: ['age'] });
+      const full = await f.runProfile(s.systemId, RunType.FullImport);
+      const page = (fingerprints: boolean) => ({
+        pages: [
+          {
+            objects: <ImportedObject[]>['u1', 'u2'].map((id, i) => ({
+              objectType: 'user',
+              change: 'Upsert',
+              attributes: { id, age: String(40 + i) },
+              ...(fingerprints ? { fingerprint: `${id},${40 + i}` } : {}),
+            })),
+          },
+        ],
+      });
+      const hashes = async () => [...(await f.objects(s.systemId)).values()].map((o) => (o.content_hash as Buffer).toString('hex'));
+      const valuesHashes = async () =>
+        [...(await f.objects(s.systemId)).values()].map((o) =>
+          connectorSpaceContentHash(o.secondary_external_id, o.display_name, canonicalAttributesJson(o.attributes)).toString('hex'),
+        );
+      connector.script = () => page(true);
+      expect(await f.run(s.systemId, full)).toMatchObject({ status: ActivityStatus.Complete, total_added: 2 });
+      const fingerprinted = await hashes();
+      expect(fingerprinted).not.toEqual(await valuesHashes());
+      // Without fingerprints: the same values, so no update and no item; the objects take the hash of their values.
+      connector.script = () => page(false);
+      let a = await f.run(s.systemId, full);
+      expect(a).toMatchObject({ status: ActivityStatus.Complete, total_added: 0, total_updated: 0 });
+      expect(await f.items(a.id)).toEqual([]);
+      expect(await hashes()).toEqual(await valuesHashes());
+      // Fingerprints again: still nothing to update, and the fingerprint hashes are back.
+      connector.script = () => page(true);
+      a = await f.run(s.systemId, full);
+      expect(a).toMatchObject({ status: ActivityStatus.Complete, total_added: 0, total_updated: 0 });
+      expect(await f.items(a.id)).toEqual([]);
+      expect(await hashes()).toEqual(fingerprinted);
+    });
     it('reads the next page only once the current page is claimed, so the database does not wait for a connector that makes pages at once', async () => {
       const connector = new ScriptedConnector('ScriptedReadAhead', {
         objectTypes: [

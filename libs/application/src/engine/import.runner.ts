@@ -230,7 +230,9 @@ export class ImportRunner implements EngineRunner {
         objectTypeId: o.type.id,
         externalId: o.externalId,
         kind: o.change === 'Delete' ? 'Delete' : 'Upsert',
-        fingerprint: o.fingerprint,
+        // Without a fingerprint, the hash of the values: an object last stored under a fingerprint (the
+        // connector stopped giving them) is then recognised by its values, not rewritten.
+        fingerprint: o.fingerprint ?? o.input.content?.hash ?? null,
       })),
       ...prepared.duplicateKeys.map((k): ImportClaimKey => ({ ...k, kind: 'Duplicate' })),
     ];

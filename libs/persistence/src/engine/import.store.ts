@@ -60,7 +60,11 @@ export interface ImportSeenRecord extends ImportSeenKey {
 /** A key of a page as the run claims it: an object to write or to delete, or a key repeated within the page. */
 export interface ImportClaimKey extends ImportSeenKey {
   kind: 'Upsert' | 'Delete' | 'Duplicate';
-  /** An `Upsert`'s fingerprint hash (hex), when it has one: the stored values come along when the stored hash differs. */
+  /**
+   * The content hash (hex) an `Upsert` is stored with, when known before the claim — its fingerprint hash,
+   * or the hash of its values when it has no fingerprint: the stored values come along when the stored hash
+   * differs, so that the same values under another hash are recognised and only rehashed.
+   */
   fingerprint?: string | null;
 }
 
