@@ -327,8 +327,9 @@ describe('import (worker)', () => {
       expect(await rowVersions()).toEqual(before);
     });
 
-    it('converts an object with value errors on every import, so that its errors are reported every time', async () => {
-      const connector = new ScriptedConnector('ScriptedFingerprints', {
+    /** A scripted connector of users with an id and an age, its system (age selected) and a full import profile. */
+    const userAgeSystem = async (type: string) => {
+      const connector = new ScriptedConnector(type, {
         objectTypes: [
           {
             name: 'user',
@@ -341,7 +342,11 @@ describe('import (worker)', () => {
       });
       f.useScriptedConnector(connector);
       const s = await f.connectedSystem({ connectorType: connector.type, attributes: ['age'] });
-      const full = await f.runProfile(s.systemId, RunType.FullImport);
+      return { connector, s, full: await f.runProfile(s.systemId, RunType.FullImport) };
+    };
+
+    it('converts an object with value errors on every import, so that its errors are reported every time', async () => {
+      const { connector, s, full } = await userAgeSystem('ScriptedFingerprints');
       connector.script = () => ({
         pages: [
           {
@@ -367,20 +372,7 @@ describe('import (worker)', () => {
       expect((await f.objects(s.systemId)).get('u1')!.attributes).toEqual({ [s.attributes.id]: ['u1'], [s.attributes.age]: [41] });
     });
     it('recognises unchanged values when a connector stops giving fingerprints, and when it gives them again', async () => {
-      const connector = new ScriptedConnector('ScriptedFingerprintsDropped', {
-        objectTypes: [
-          {
-            name: 'user',
-            attributes: [
-              { name: 'id', type: 'String', plurality: 'Single', writability: 'ReadWrite', suggestedExternalId: true },
-              { name: 'age', type: 'Integer', plurality: 'Single', writability: 'ReadWrite' },
-            ],
-          },
-        ],
-      });
-      f.useScriptedConnector(connector);
-      const s = await f.connectedSystem({ connectorType: connector.type, attributes: ['age'] });
-      const full = await f.runProfile(s.systemId, RunType.FullImport);
+      const { connector, s, full } = await userAgeSystem('ScriptedFingerprintsDropped');
       const page = (fingerprints: boolean) => ({
         pages: [
           {
