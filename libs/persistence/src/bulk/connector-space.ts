@@ -209,11 +209,29 @@ export function connectorSpaceCopyRow(o: ConnectorSpaceObjectInput): CopyValue[]
   ];
 }
 
-/** The canonical attribute JSON of an object and its content hash (as given with the object, or worked out now). */
+/**
+ * The canonical attribute JSON of an object and its content hash (as given with the object, or worked out
+ * now). The hash of the values is worked out when first asked for: an object stored under its fingerprint
+ * hash needs it only when an object with another hash is found under its key.
+ */
 export function connectorSpaceContent(o: ConnectorSpaceObjectInput): ConnectorSpaceContent {
   if (o.content) return o.content;
-  const json = canonicalAttributesJson(o.attributes);
-  return { json, hash: contentHashHex(o.secondaryExternalId, o.displayName, json) };
+  return new LazyContent(canonicalAttributesJson(o.attributes), o.secondaryExternalId ?? null, o.displayName ?? null);
+}
+
+class LazyContent implements ConnectorSpaceContent {
+  fingerprint?: string;
+  private valuesHash: string | null = null;
+
+  constructor(
+    readonly json: string,
+    private readonly secondaryExternalId: string | null,
+    private readonly displayName: string | null,
+  ) {}
+
+  get hash(): string {
+    return (this.valuesHash ??= contentHashHex(this.secondaryExternalId, this.displayName, this.json));
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { encodeCopyLine, encodeCopyValue, escapeCopyJson, escapeCopyText, PreEncoded, quoteIdentifier } from './copy-rows';
-import { canonicalAttributesJson, connectorSpaceContentHash } from './connector-space';
+import { canonicalAttributesJson, connectorSpaceContent, connectorSpaceContentHash } from './connector-space';
 import { uuidV7 } from './uuid-v7';
 
 describe('COPY text encoding', () => {
@@ -70,6 +70,16 @@ describe('content hash', () => {
     const reversed = Object.fromEntries(Object.entries(odd).reverse());
     expect(canonicalAttributesJson(reversed)).toBe(canonicalAttributesJson(odd));
     expect(Object.keys(JSON.parse(canonicalAttributesJson(odd)))).toEqual(['0', '999999999', '1234567890', '-1', '01', 'x']);
+  });
+
+  it('gives an object its canonical JSON and, when asked, the hash of its values', () => {
+    const o = { connectedSystemId: 1, objectTypeId: 2, externalId: 'e1', displayName: 'Ann', attributes: { 9: ['x'], 3: [1] } };
+    const content = connectorSpaceContent(o);
+    expect(content.json).toBe('{"3":[1],"9":["x"]}');
+    expect(content.hash).toBe(connectorSpaceContentHash(null, 'Ann', content.json).toString('hex'));
+    expect(content.hash).toBe(content.hash);
+    const given = { json: '{}', hash: 'ab' };
+    expect(connectorSpaceContent({ ...o, content: given })).toBe(given);
   });
 
   it('changes with any value, the display name and the secondary external id', () => {
