@@ -1,7 +1,7 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
 import { Dependency } from '@meridian/domain';
-import { JobQueue, JobsModule } from '@meridian/jobs';
+import { JobQueue, JobsModule, REDIS_MAX_RECONNECT_DELAY_MS } from '@meridian/jobs';
 import { dataSourceOptions } from '@meridian/persistence';
 import { builtInConnectors, ConnectorRegistry } from '@meridian/connectors';
 import {
@@ -40,6 +40,8 @@ interface PoolEvents {
 @Injectable()
 class DependencyConnections implements OnModuleInit, OnApplicationShutdown {
   private readonly outages: DependencyOutages;
+  /** Ends of queue outages waiting for the other connections to reconnect (see onModuleInit). */
+  private readonly recoveries = new Set<NodeJS.Timeout>();
 
   constructor(
     private readonly jobs: JobQueue,
@@ -56,7 +58,18 @@ class DependencyConnections implements OnModuleInit, OnApplicationShutdown {
           this.outages.unavailable(Dependency.Queue, failureSummary(error), 'queue connection', `queue:${queue}`);
         else this.logger.log({ level: 'warning', message: `Job queue ${queue}: ${failureSummary(error)}` });
       },
-      ready: (queue) => this.outages.available(Dependency.Queue, Date.now(), `queue:${queue}`),
+      // The queues' connections come back one by one, each within the reconnection delay: the outage ends
+      // that long after a connection is back, so a queue still reconnecting fails its next request inside
+      // this outage instead of starting another one.
+      ready: (queue) => {
+        const at = Date.now();
+        const timer = setTimeout(() => {
+          this.recoveries.delete(timer);
+          this.outages.available(Dependency.Queue, at, `queue:${queue}`);
+        }, REDIS_MAX_RECONNECT_DELAY_MS);
+        timer.unref();
+        this.recoveries.add(timer);
+      },
     });
     const pool = (this.ds.driver as { master?: Partial<PoolEvents> }).master;
     if (typeof pool?.on === 'function') {
@@ -68,6 +81,8 @@ class DependencyConnections implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    for (const timer of this.recoveries) clearTimeout(timer);
+    this.recoveries.clear();
     await this.jobs
       .close()
       .catch((e: unknown) => this.logger.log({ level: 'warning', message: `Closing the job queue: ${failureSummary(e)}` }));
