@@ -232,7 +232,7 @@ export class ImportRunner implements EngineRunner {
         kind: o.change === 'Delete' ? 'Delete' : 'Upsert',
         // Without a fingerprint, the hash of the values: an object last stored under a fingerprint (the
         // connector stopped giving them) is then recognised by its values, not rewritten.
-        fingerprint: o.fingerprint ?? o.input.content?.hash ?? null,
+        hash: o.fingerprint ?? o.input.content?.hash ?? null,
       })),
       ...prepared.duplicateKeys.map((k): ImportClaimKey => ({ ...k, kind: 'Duplicate' })),
     ];

@@ -1,4 +1,4 @@
-import { ActivityStatus, ExecutionErrorType, RunType } from '@meridian/domain';
+import { ActivityStatus, ExecutionErrorType, formatOutcomeSummary, RunType } from '@meridian/domain';
 import {
   BulkSession,
   ChangeOrigin,
@@ -86,16 +86,8 @@ export class RunContext {
   item(item: RunItem): void {
     if (item.errorType) this.counters.totalErrors++;
     const { outcomes } = item;
-    let summary: string | null = null;
-    if (outcomes) {
-      // Totals and summary (formatOutcomeSummary's `Outcome:count` pairs) in one pass: one item per changed object.
-      const add = (k: string, n: number) => {
-        this.outcomeTotals.set(k, (this.outcomeTotals.get(k) ?? 0) + n);
-        if (n > 0) summary = summary === null ? `${k}:${n}` : `${summary},${k}:${n}`;
-      };
-      if (outcomes instanceof Map) for (const [k, n] of outcomes) add(k, n);
-      else for (const k of Object.keys(outcomes)) add(k, (outcomes as Readonly<Record<string, number>>)[k]);
-    }
+    if (outcomes instanceof Map) for (const [k, n] of outcomes) this.total(k, n);
+    else if (outcomes) for (const k of Object.keys(outcomes)) this.total(k, (outcomes as Readonly<Record<string, number>>)[k]);
     this.items.push({
       externalIdValue: item.externalIdValue,
       displayName: item.displayName,
@@ -103,10 +95,14 @@ export class RunContext {
       objectChangeType: item.objectChangeType,
       errorType: item.errorType,
       errorMessage: item.errorMessage,
-      outcomeSummary: summary,
+      outcomeSummary: outcomes ? formatOutcomeSummary(outcomes) : null,
       connectedSystemObjectId: item.connectedSystemObjectId,
       metaverseObjectId: item.metaverseObjectId,
     });
+  }
+
+  private total(outcome: string, n: number): void {
+    this.outcomeTotals.set(outcome, (this.outcomeTotals.get(outcome) ?? 0) + n);
   }
 
   /**
@@ -115,7 +111,7 @@ export class RunContext {
    */
   countWrittenItems(outcomes: Readonly<Record<string, number>>, errors: number): void {
     this.counters.totalErrors += errors;
-    for (const [k, n] of Object.entries(outcomes)) if (n > 0) this.outcomeTotals.set(k, (this.outcomeTotals.get(k) ?? 0) + n);
+    for (const [k, n] of Object.entries(outcomes)) if (n > 0) this.total(k, n);
   }
 
   error(

@@ -9,7 +9,7 @@ import type {
   ImportPage,
   SelectedSchema,
 } from '../connector.contract';
-import { openCsv } from './csv-reader';
+import { type CsvEvent, openCsv } from './csv-reader';
 import { checkHeader, FileHeader } from './file-schema';
 import type { FileSettings } from './file-settings';
 import { parseValue } from './value-types';
@@ -111,68 +111,72 @@ export async function* importFilePages(
     const fingerprintPrefix = `${hash('sha256', JSON.stringify(doc.header), 'base64')}\n`;
     let objects: ImportedObject[] = [];
     let errors: ImportObjectError[] = [];
-    for await (const batch of doc.batches) {
-      for (const event of batch) {
-        const source = `line ${event.line}`;
-        if (event.kind === 'error') {
+    /** One record or error of the file, added to the page being made. */
+    const take = (event: CsvEvent): void => {
+      const source = `line ${event.line}`;
+      if (event.kind === 'error') {
+        errors.push({
+          source,
+          errorType: FILE_IMPORT_ERROR_TYPES.malformedRow,
+          message: `Malformed row: ${event.message}`,
+          externalId: null,
+        });
+      } else if (event.values.length !== header.columns.length) {
+        const { plan: typePlan } = event.values.length > header.typeColumn ? plan.typeOf(event.values) : { plan: null };
+        const idColumn = typePlan?.externalIdColumn ?? -1;
+        errors.push({
+          source,
+          errorType: FILE_IMPORT_ERROR_TYPES.malformedRow,
+          message: `Malformed row: it has ${event.values.length} field(s) but the header has ${header.columns.length} column(s).`,
+          externalId: idColumn >= 0 && idColumn < event.values.length ? event.values[idColumn] || null : null,
+        });
+      } else {
+        const { name, plan: typePlan } = plan.typeOf(event.values);
+        if (!typePlan) {
           errors.push({
             source,
-            errorType: FILE_IMPORT_ERROR_TYPES.malformedRow,
-            message: `Malformed row: ${event.message}`,
+            errorType: FILE_IMPORT_ERROR_TYPES.couldNotMatchObjectType,
             externalId: null,
-          });
-        } else if (event.values.length !== header.columns.length) {
-          const { plan: typePlan } = event.values.length > header.typeColumn ? plan.typeOf(event.values) : { plan: null };
-          const idColumn = typePlan?.externalIdColumn ?? -1;
-          errors.push({
-            source,
-            errorType: FILE_IMPORT_ERROR_TYPES.malformedRow,
-            message: `Malformed row: it has ${event.values.length} field(s) but the header has ${header.columns.length} column(s).`,
-            externalId: idColumn >= 0 && idColumn < event.values.length ? event.values[idColumn] || null : null,
+            message: name
+              ? `Object type "${name}" is not among the selected object types.`
+              : `The row has no object type (column "${settings.objectTypeColumn}" is empty).`,
           });
         } else {
-          const { name, plan: typePlan } = plan.typeOf(event.values);
-          if (!typePlan) {
-            errors.push({
-              source,
-              errorType: FILE_IMPORT_ERROR_TYPES.couldNotMatchObjectType,
-              externalId: null,
-              message: name
-                ? `Object type "${name}" is not among the selected object types.`
-                : `The row has no object type (column "${settings.objectTypeColumn}" is empty).`,
-            });
-          } else {
-            const externalId = typePlan.externalIdColumn >= 0 ? event.values[typePlan.externalIdColumn] || null : null;
-            const attributes: ImportedObject['attributes'] = {};
-            for (const column of typePlan.columns) {
-              const raw = event.values[column.column];
-              if (raw === '') continue;
-              if (!column.multi) {
-                const value = typed(column, raw);
-                if (value === undefined) errors.push(valueError(source, externalId, column, raw));
-                else attributes[column.name] = value;
-                continue;
-              }
-              const values: AttributeValue[] = [];
-              const bad: string[] = [];
-              for (const part of mvd ? raw.split(mvd) : [raw]) {
-                if (part === '') continue;
-                const value = typed(column, part);
-                if (value === undefined) bad.push(part);
-                else values.push(value);
-              }
-              if (bad.length > 0) errors.push(valueError(source, externalId, column, bad.join(mvd)));
-              if (values.length > 0) attributes[column.name] = values;
+          const externalId = typePlan.externalIdColumn >= 0 ? event.values[typePlan.externalIdColumn] || null : null;
+          const attributes: ImportedObject['attributes'] = {};
+          for (const column of typePlan.columns) {
+            const raw = event.values[column.column];
+            if (raw === '') continue;
+            if (!column.multi) {
+              const value = typed(column, raw);
+              if (value === undefined) errors.push(valueError(source, externalId, column, raw));
+              else attributes[column.name] = value;
+              continue;
             }
-            objects.push({
-              objectType: typePlan.name,
-              attributes,
-              change: 'Upsert',
-              source,
-              fingerprint: fingerprintPrefix + JSON.stringify(event.values),
-            });
+            const values: AttributeValue[] = [];
+            const bad: string[] = [];
+            for (const part of mvd ? raw.split(mvd) : [raw]) {
+              if (part === '') continue;
+              const value = typed(column, part);
+              if (value === undefined) bad.push(part);
+              else values.push(value);
+            }
+            if (bad.length > 0) errors.push(valueError(source, externalId, column, bad.join(mvd)));
+            if (values.length > 0) attributes[column.name] = values;
           }
+          objects.push({
+            objectType: typePlan.name,
+            attributes,
+            change: 'Upsert',
+            source,
+            fingerprint: fingerprintPrefix + JSON.stringify(event.values),
+          });
         }
+      }
+    };
+    for await (const batch of doc.batches) {
+      for (const event of batch) {
+        take(event);
         if (objects.length + errors.length >= pageSize) {
           yield { objects, errors };
           objects = [];

@@ -95,7 +95,12 @@ export enum PendingDeletionStatus {
 
 /** Formats outcome counts as `Outcome:count` pairs in a stable order (the order of first appearance). */
 export function formatOutcomeSummary(outcomes: ReadonlyMap<string, number> | Readonly<Record<string, number>>): string | null {
-  const entries = outcomes instanceof Map ? [...outcomes.entries()] : Object.entries(outcomes);
-  const parts = entries.filter(([, n]) => n > 0).map(([k, n]) => `${k}:${n}`);
-  return parts.length ? parts.join(',') : null;
+  // One pass, no intermediate arrays: runs once per execution item.
+  let summary: string | null = null;
+  const add = (k: string, n: number) => {
+    if (n > 0) summary = summary === null ? `${k}:${n}` : `${summary},${k}:${n}`;
+  };
+  if (outcomes instanceof Map) for (const [k, n] of outcomes) add(k, n);
+  else for (const k of Object.keys(outcomes)) add(k, (outcomes as Readonly<Record<string, number>>)[k]);
+  return summary;
 }

@@ -65,7 +65,7 @@ export interface ImportClaimKey extends ImportSeenKey {
    * or the hash of its values when it has no fingerprint: the stored values come along when the stored hash
    * differs, so that the same values under another hash are recognised and only rehashed.
    */
-  fingerprint?: string | null;
+  hash?: string | null;
 }
 
 /** What claiming a page's keys found (positions refer to the keys given). */
@@ -197,11 +197,11 @@ export class ImportStore {
       repeated: boolean;
     }>(
       `WITH k AS (
-         SELECT * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS k(object_type_id, external_id, kind, fingerprint, ord)),
+         SELECT * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS k(object_type_id, external_id, kind, hash, ord)),
        found AS (
          SELECT k.ord, k.object_type_id, k.external_id, k.kind, c.*
            FROM k LEFT JOIN LATERAL (
-             SELECT ${connectorSpaceExistingColumns('o', 'k.fingerprint')}
+             SELECT ${connectorSpaceExistingColumns('o', 'k.hash')}
                FROM connected_system_object o
               WHERE k.kind = 'Upsert' AND o.connected_system_id = $1 AND o.object_type_id = k.object_type_id AND o.external_id = k.external_id
               LIMIT 1) c ON true),
@@ -218,7 +218,7 @@ export class ImportStore {
         keys.map((k) => k.objectTypeId),
         keys.map((k) => k.externalId),
         keys.map((k) => k.kind),
-        keys.map((k) => k.fingerprint ?? null),
+        keys.map((k) => k.hash ?? null),
       ],
     );
     for (const r of rows) {
