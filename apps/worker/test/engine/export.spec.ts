@@ -555,6 +555,23 @@ describe('export (worker)', () => {
     expect(await cso(made.get('E1')!.cso)).toMatchObject({ status: 'PendingProvisioning', external_id: null });
   });
 
+  it('applies a part that failed once again, alone, and records it', async () => {
+    const s = await newSystem();
+    const made = await provision(s, [
+      { id: 'E1', name: 'Ada' },
+      { id: 'E2', name: 'Grace' },
+    ]);
+    const apply = jest.spyOn(ExportStore.prototype, 'apply').mockRejectedValueOnce(new Error('deadlock detected'));
+
+    const a = await runExport(s);
+
+    expect(apply).toHaveBeenCalledTimes(2);
+    expect(a).toMatchObject({ status: ActivityStatus.Complete, total_exported: 2 });
+    expect(await cso(made.get('E1')!.cso)).toMatchObject({ status: 'Normal', external_id: 'E1' });
+    expect(await pendingExports(s)).toEqual([]);
+    expect(await items(a.id)).toHaveLength(2);
+  });
+
   it('re-running after a crash between the commit and the apply creates no duplicates', async () => {
     const s = await newSystem();
     const made = await provision(s, [
@@ -562,7 +579,7 @@ describe('export (worker)', () => {
       { id: 'E2', name: 'Grace' },
       { id: 'E3', name: 'Alan' },
     ]);
-    jest.spyOn(ExportStore.prototype, 'apply').mockRejectedValueOnce(new Error('connection lost'));
+    jest.spyOn(ExportStore.prototype, 'apply').mockRejectedValue(new Error('connection lost'));
 
     const crashed = await runExport(s);
 
@@ -571,6 +588,7 @@ describe('export (worker)', () => {
     expect(readCsv(s).rows).toHaveLength(3);
     expect((await pendingExports(s)).every((p) => p.status === 'Pending' && p.change_type === 'Create')).toBe(true);
     expect(await cso(made.get('E1')!.cso)).toMatchObject({ status: 'PendingProvisioning', external_id: null });
+    jest.restoreAllMocks();
 
     // The file already holds the rows (as after a crash after the commit): exporting again rewrites them in place.
     writeFileSync(s.file, readFileSync(s.file, 'utf8').replace('Grace', 'Grace (stale)'));
@@ -595,18 +613,23 @@ describe('export (worker)', () => {
     const exports = await pendingExports(s);
     const apply = ExportStore.prototype.apply;
     const parts: Array<[string | null, string]> = [];
+    const sessions = new Set<BulkSession>();
+    // The second part cannot be recorded, however often it is tried.
     jest.spyOn(ExportStore.prototype, 'apply').mockImplementation(async function (this: ExportStore, ...args) {
       parts.push([args[2], args[3]]);
-      if (parts.length === 2) throw new Error('connection lost');
+      sessions.add(this.session);
+      if (args[3] === exports[2 * partSize - 1].id) throw new Error('connection lost');
       return apply.apply(this, args);
     });
 
     const crashed = await runExport(s);
 
-    expect(parts).toEqual([
-      [null, exports[partSize - 1].id],
-      [exports[partSize - 1].id, exports[2 * partSize - 1].id],
-    ]);
+    // The first two parts are applied at the same time, each on its own session; the lanes then start no
+    // other part, and the second is tried once more, alone: it fails again, so the third is never tried.
+    const second: [string, string] = [exports[partSize - 1].id, exports[2 * partSize - 1].id];
+    expect(parts.slice(0, 2)).toEqual(expect.arrayContaining([[null, exports[partSize - 1].id], second]));
+    expect(parts.slice(2)).toEqual([second]);
+    expect(sessions.size).toBe(2);
     expect(crashed.status).toBe(ActivityStatus.FailedWithError);
     expect(crashed.error_message).toBe(
       `Export to "${s.name}" was written, but only the results of ${partSize} of 90 pending export(s) could be recorded (connection lost); ` +
@@ -639,6 +662,36 @@ describe('export (worker)', () => {
     const [stillPending] = await pendingExports(s);
     expect(stillPending).toMatchObject({ id: exports[partSize + 5].id, status: 'Pending', error_count: 1 });
     expect(stillPending.last_error).toMatch(/external ID "E1" already belongs to another object of type "person"/);
+  });
+
+  it('applies two parts at once; a new external ID claimed in both is recorded once, the other claimant fails and stays pending', async () => {
+    const s = await newSystem(2);
+    const partSize = 2 * APPLY_PART_PAGES;
+    const people = Array.from({ length: 90 }, (_, i) => ({ id: `E${i + 1}`, name: `Person ${i + 1}` }));
+    people[partSize + 5] = { id: 'E1', name: 'Ada again' };
+    await provision(s, people);
+    const sessions = new Set<BulkSession>();
+    const apply = ExportStore.prototype.apply;
+    jest.spyOn(ExportStore.prototype, 'apply').mockImplementation(async function (this: ExportStore, ...args) {
+      sessions.add(this.session);
+      return apply.apply(this, args);
+    });
+
+    const a = await runExport(s);
+
+    expect(sessions.size).toBe(2);
+    expect(a).toMatchObject({ status: ActivityStatus.CompleteWithWarning, total_exported: 89 });
+    expect(a.message).toBe(`Export to "${s.name}": 89 exported (89 created, 0 updated, 0 deleted), 1 failed, 0 deferred.`);
+    const e1 = await all(`SELECT id FROM connected_system_object WHERE connected_system_id = $1 AND external_id = 'E1'`, [s.id]);
+    expect(e1).toHaveLength(1);
+    const [left] = await pendingExports(s);
+    expect(await pendingExports(s)).toHaveLength(1);
+    expect(left).toMatchObject({ status: 'Pending', change_type: 'Create', error_count: 1 });
+    expect(left.last_error).toMatch(/external ID "E1" already belongs to another object of type "person"/);
+    // The claimant that failed is the other of the two; its object awaits its Create.
+    expect(left.connected_system_object_id).not.toBe(e1[0].id);
+    expect(await cso(left.connected_system_object_id)).toMatchObject({ status: 'PendingProvisioning', external_id: null });
+    expect(Number((await one(`SELECT count(*) AS n FROM activity_execution_item WHERE activity_id = $1`, [a.id])).n)).toBe(89);
   });
 
   it('keeps an export that a synchronisation changed while it was written pending with its new content', async () => {

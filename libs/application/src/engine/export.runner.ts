@@ -12,6 +12,7 @@ import {
   SyncOutcome,
 } from '@meridian/domain';
 import {
+  BulkSession,
   ConnectedSystemEntity,
   ExportApplySummary,
   ExportItemCounts,
@@ -64,6 +65,48 @@ function closePart(tally: ExportTally): void {
 export const APPLY_PART_PAGES = 20;
 
 /**
+ * The results of a run are staged on, and applied by, this many database sessions, the parts in turn
+ * (docs/engine.md, "Applying results"): while the results are applied the worker only waits, so two
+ * parts are applied at once, one per database core.
+ */
+export const APPLY_LANES = 2;
+
+/**
+ * The database sessions a run stages its results on and applies them by: part n on lane n mod
+ * APPLY_LANES. The first is the run's own session; the others are opened when their first part begins
+ * (a run of one part uses one session) and released with `release`.
+ */
+class ApplyLanes {
+  readonly stores: ExportStore[];
+  private readonly opened: BulkSession[] = [];
+
+  constructor(
+    private readonly ds: DataSource,
+    first: ExportStore,
+    private readonly history: RunContext['info']['history'],
+  ) {
+    this.stores = [first];
+  }
+
+  /** The store of part `part`'s lane, its results table prepared. */
+  async of(part: number): Promise<ExportStore> {
+    const index = part % APPLY_LANES;
+    if (!this.stores[index]) {
+      const session = await BulkSession.open(this.ds);
+      this.opened.push(session);
+      const store = new ExportStore(session, this.history.cso ? this.history.origin : null);
+      await store.prepare();
+      this.stores[index] = store;
+    }
+    return this.stores[index];
+  }
+
+  release(): void {
+    for (const session of this.opened.splice(0)) session.release();
+  }
+}
+
+/**
  * Export (DOMAIN.md §2.3, docs/engine.md "Export"): one connector session per run. Due pending exports
  * are read in keyset pages, each page written as one batch; the results are staged in the database and
  * applied set-based only once the connector committed, in parts of bounded size, each in its own
@@ -102,87 +145,136 @@ export class ExportRunner implements EngineRunner {
     const redact = (message: string) => this.contexts.redact(message, connectorContext, system);
 
     await store.prepare();
-    const session = await ctx
-      .phase('connect', () => connector.openExport(connectorContext))
-      .catch((e: unknown) => {
-        throw connectorFailure(e, `Export to "${system.name}" could not start`, redact);
-      });
-    let cancelled: RunCancelledError | null = null;
-    // The next page is read while the current one is prepared and written (the query runs in the database
-    // while the worker builds the batch): at most two pages are held.
-    const read = (after: string | null) => ctx.phase('read', () => store.page(system.id, after, ctx.info.pageSize));
-    let ahead: Promise<ExportPageRow[]> | null = read(null);
+    // Each part's results are staged on the session of its lane, which applies them.
+    const lanes = new ApplyLanes(this.ds, store, history);
     try {
-      for (;;) {
-        const rows: ExportPageRow[] = await ahead!;
+      const session = await ctx
+        .phase('connect', () => connector.openExport(connectorContext))
+        .catch((e: unknown) => {
+          throw connectorFailure(e, `Export to "${system.name}" could not start`, redact);
+        });
+      let cancelled: RunCancelledError | null = null;
+      // The next page is read while the current one is prepared and written (the query runs in the database
+      // while the worker builds the batch): at most two pages are held.
+      const read = (after: string | null) => ctx.phase('read', () => store.page(system.id, after, ctx.info.pageSize));
+      let ahead: Promise<ExportPageRow[]> | null = read(null);
+      try {
+        for (;;) {
+          const rows: ExportPageRow[] = await ahead!;
+          ahead = null;
+          if (!rows.length) break;
+          if (rows.length === ctx.info.pageSize) {
+            ahead = read(rows[rows.length - 1].id);
+            ahead.catch(() => undefined); // awaited on the next turn, or settled below when the run stops
+          }
+          await this.exportPage(
+            ctx,
+            store,
+            await lanes.of(tally.parts.length),
+            session,
+            schema,
+            rows,
+            capabilities.autoConfirmExport,
+            tally,
+            redact,
+          );
+          notePage(tally, rows[rows.length - 1].id, rows.length, ctx.info.pageSize * APPLY_PART_PAGES);
+          ctx.say(`Export to "${system.name}": ${ctx.processed + rows.length} of ${ctx.toProcess} pending export(s) written.`);
+          try {
+            await ctx.pageDone(rows.length);
+          } catch (e) {
+            if (!(e instanceof RunCancelledError)) throw e;
+            cancelled = e;
+            break;
+          }
+          if (rows.length < ctx.info.pageSize) break;
+        }
+        await ahead?.catch(() => undefined);
         ahead = null;
-        if (!rows.length) break;
-        if (rows.length === ctx.info.pageSize) {
-          ahead = read(rows[rows.length - 1].id);
-          ahead.catch(() => undefined); // awaited on the next turn, or settled below when the run stops
-        }
-        await this.exportPage(ctx, store, session, schema, rows, capabilities.autoConfirmExport, tally, redact);
-        notePage(tally, rows[rows.length - 1].id, rows.length, ctx.info.pageSize * APPLY_PART_PAGES);
-        ctx.say(`Export to "${system.name}": ${ctx.processed + rows.length} of ${ctx.toProcess} pending export(s) written.`);
-        try {
-          await ctx.pageDone(rows.length);
-        } catch (e) {
-          if (!(e instanceof RunCancelledError)) throw e;
-          cancelled = e;
-          break;
-        }
-        if (rows.length < ctx.info.pageSize) break;
+        closePart(tally);
+        await ctx.phase('commit', () => session.commit());
+      } catch (e) {
+        await ahead?.catch(() => undefined);
+        await session.abort().catch(() => undefined);
+        throw connectorFailure(e, `Export to "${system.name}" failed; nothing was recorded and every export stays pending`, redact);
       }
-      await ahead?.catch(() => undefined);
-      ahead = null;
-      closePart(tally);
-      await ctx.phase('commit', () => session.commit());
-    } catch (e) {
-      await ahead?.catch(() => undefined);
-      await session.abort().catch(() => undefined);
-      throw connectorFailure(e, `Export to "${system.name}" failed; nothing was recorded and every export stays pending`, redact);
-    }
 
-    const summary = await ctx.phase('apply', () => this.applyParts(ctx, store, system, maxAttempts, tally));
-    await store.clear();
-    if (cancelled) throw cancelled;
-    return closingMessage(system.name, summary, tally);
+      const summary = await ctx.phase('apply', () => this.applyParts(ctx, lanes.stores, system, maxAttempts, tally));
+      for (const lane of lanes.stores) await lane.clear();
+      if (cancelled) throw cancelled;
+      return closingMessage(system.name, summary, tally);
+    } finally {
+      lanes.release();
+    }
   }
 
   /**
-   * Applies the staged results part by part, each part in its own transaction with its execution items
-   * (docs/engine.md, "Applying results"). A part that cannot be recorded stops the run: the parts before
-   * it are recorded (and counted), its exports and the later ones stay pending, and the next export
-   * sends them again.
+   * Applies the staged results part by part, each part in its own transaction with its execution items,
+   * on the session it was staged on: the lanes apply their parts at the same time (docs/engine.md,
+   * "Applying results"). A part that fails stops the lanes from starting others; once they are idle the
+   * parts not recorded are applied one after the other (so a part that failed only because another lane
+   * held what it needed, such as the same new external ID, is recorded then). A part that fails again
+   * stops the run: the parts recorded are counted, its exports and the others not recorded stay pending,
+   * and the next export sends them again.
    */
   private async applyParts(
     ctx: RunContext,
-    store: ExportStore,
+    stores: readonly ExportStore[],
     system: ConnectedSystemEntity,
     maxAttempts: number,
     tally: ExportTally,
   ): Promise<ExportApplySummary> {
     const total = emptySummary();
-    let after: { upTo: string; staged: number } | null = null;
-    try {
-      for (const [index, part] of tally.parts.entries()) {
-        const { applied, items } = await ctx.session.transaction(async () => {
-          const summary = await store.apply(system.id, maxAttempts, after?.upTo ?? null, part.upTo);
-          return { applied: summary, items: await this.recordItems(ctx, store, maxAttempts) };
-        }, 'page');
-        ctx.countWrittenItems({ [SyncOutcome.Exported]: items.exported, [SyncOutcome.Deprovisioned]: items.deprovisioned }, items.failed);
-        addSummary(total, applied);
-        after = part;
-        if (index < tally.parts.length - 1) {
-          ctx.say(`Export to "${system.name}": the results of ${part.staged} of ${tally.staged} pending export(s) recorded.`);
-          await ctx.reportProgress();
+    const { parts } = tally;
+    const recorded = new Set<number>();
+    const recordedExports = () => [...recorded].reduce((n, i) => n + parts[i].staged - (i ? parts[i - 1].staged : 0), 0);
+    // Items buffered by the run are written before its parts' (each part writes its own from its table).
+    await ctx.flushItems();
+    const apply = async (index: number): Promise<void> => {
+      const store = stores[index % stores.length];
+      const { applied, items } = await store.session.transaction(async () => {
+        const summary = await store.apply(system.id, maxAttempts, index ? parts[index - 1].upTo : null, parts[index].upTo);
+        return { applied: summary, items: await this.recordItems(ctx, store, maxAttempts) };
+      }, 'page');
+      ctx.countWrittenItems({ [SyncOutcome.Exported]: items.exported, [SyncOutcome.Deprovisioned]: items.deprovisioned }, items.failed);
+      addSummary(total, applied);
+      recorded.add(index);
+    };
+    const progress = async (): Promise<void> => {
+      if (recorded.size === parts.length) return;
+      ctx.say(`Export to "${system.name}": the results of ${recordedExports()} of ${tally.staged} pending export(s) recorded.`);
+      await ctx.reportProgress();
+    };
+    let failed = false;
+    await Promise.all(
+      stores.map(async (_, lane) => {
+        for (let index = lane; index < parts.length && !failed; index += stores.length) {
+          try {
+            await apply(index);
+          } catch (e) {
+            failed = true; // applied again below, alone
+            this.logger.log({
+              level: 'information',
+              message: `Export to "${system.name}": recording part ${index + 1} of ${parts.length} of the results failed (${describeError(e)}); it is recorded again once the other parts are.`,
+              activityId: ctx.activityId,
+            });
+          }
+          // The run's progress goes through the first lane's session, between its transactions.
+          if (lane === 0 && !failed) await progress();
         }
+      }),
+    );
+    try {
+      for (let index = 0; failed && index < parts.length; index++) {
+        if (recorded.has(index)) continue;
+        await apply(index);
+        await progress();
       }
     } catch (e) {
       this.report(ctx, system, total, tally);
       throw new Error(
-        after
-          ? `Export to "${system.name}" was written, but only the results of ${after.staged} of ${tally.staged} pending export(s) could be ` +
+        recorded.size
+          ? `Export to "${system.name}" was written, but only the results of ${recordedExports()} of ${tally.staged} pending export(s) could be ` +
               `recorded (${describeError(e)}); the others stay pending and the next export sends the same changes again.`
           : `Export to "${system.name}" was written, but its results could not be recorded (${describeError(e)}); ` +
               'every export stays pending and the next export sends the same changes again.',
@@ -192,10 +284,11 @@ export class ExportRunner implements EngineRunner {
     return total;
   }
 
-  /** Builds the page's changes, writes them as one batch and stages the results (never applies them). */
+  /** Builds the page's changes, writes them as one batch and stages the results on `stageOn` (never applies them). */
   private async exportPage(
     ctx: RunContext,
     store: ExportStore,
+    stageOn: ExportStore,
     session: ExportSession,
     schema: SystemSchema,
     rows: ExportPageRow[],
@@ -226,7 +319,7 @@ export class ExportRunner implements EngineRunner {
     }
     tally.deferred +=
       prepared.filter((p) => p.deferred.length && !p.change && !p.local).length + staged.filter((r) => r.success && r.deferred).length;
-    await store.stage(staged);
+    await stageOn.stage(staged);
   }
 
   /**
@@ -235,7 +328,6 @@ export class ExportRunner implements EngineRunner {
    * `Deprovisioned:1`, and a `ConnectorError` for each export that gave up.
    */
   private async recordItems(ctx: RunContext, store: ExportStore, maxAttempts: number): Promise<ExportItemCounts> {
-    await ctx.flushItems();
     return store.insertItems(ctx.activityId, maxAttempts, {
       exportChange: ObjectChangeType.Export,
       deprovisionChange: ObjectChangeType.Deprovision,

@@ -167,10 +167,18 @@ export class ExportStore {
    * `changeOrigin`: the run records connector space object changes (spec 2.13) with this origin, written
    * by the apply statements that make them (see apply). Null: the run records nothing.
    */
+  /** The results table of this session holds statistics (see apply). */
+  private analysed = false;
+
   constructor(
     private readonly s: BulkSession,
     private readonly changeOrigin: ChangeOrigin | null = null,
   ) {}
+
+  /** The session the store works on (its results tables live as long as it). */
+  get session(): BulkSession {
+    return this.s;
+  }
 
   /** Pending exports of a system that are due now. */
   async countDue(systemId: number): Promise<number> {
@@ -261,10 +269,13 @@ export class ExportStore {
     await this.s.count(`TRUNCATE ${PART}`);
     await this.s.count(`INSERT INTO ${PART} SELECT * FROM ${RESULTS} WHERE pe_id > $1::uuid AND pe_id <= $2::uuid`, [after ?? NO_ID, upTo]);
     // Temporary tables are never analysed automatically; the joins below need the statistics of the
-    // columns they join and filter on (the values staged as JSON are not looked at). The first part of a
-    // run takes them; the later parts keep them (TRUNCATE keeps a table's statistics, and the planner
-    // counts a part's rows from its actual size).
-    if (after === null) await this.s.count(`ANALYZE ${PART} (${ANALYSED_COLUMNS.join(', ')})`);
+    // columns they join and filter on (the values staged as JSON are not looked at). The first part a
+    // session applies takes them; its later parts keep them (TRUNCATE keeps a table's statistics, and
+    // the planner counts a part's rows from its actual size).
+    if (!this.analysed) {
+      await this.s.count(`ANALYZE ${PART} (${ANALYSED_COLUMNS.join(', ')})`);
+      this.analysed = true;
+    }
     // Locks the exports that are still as read (in id order), so a synchronisation merging into one of
     // them waits for this transaction, and one that got there first is recognised as changed. The count
     // reads the locking query to its end (every row locked); then only the results whose export was
