@@ -94,6 +94,18 @@ describe('bulk writes (libs/persistence/src/bulk) against PostgreSQL', () => {
       expect(r).toEqual({ c: 50_000, s: String((49_999 * 50_000) / 2), t: 'row 0\t' });
     });
 
+    it('writes multi-byte text across chunk boundaries, and a value larger than a chunk, byte for byte', async () => {
+      // Rows of 2-, 3- and 4-byte characters fill chunks unevenly, so every kind of character meets a chunk's end;
+      // one value of 200,000 characters (600,000 bytes) is larger than any chunk.
+      const texts = Array.from({ length: 3_000 }, (_, n) => `${n} ${'é'.repeat(n % 97)}${'山'.repeat(n % 89)}${'🚀'.repeat(n % 83)}`);
+      texts[1_500] = '山'.repeat(200_000);
+      const rows: CopyValue[][] = texts.map((t, n) => [n, t, { t }, null, null, null, null, null]);
+      expect(await copyRows(client, 'copy_target', ['n', 't', 'j', 'b', 'd', 'f', 'flag', 'big'], rows)).toBe(texts.length);
+      const back = await client.query(`SELECT t, j ->> 't' AS jt FROM copy_target ORDER BY n`);
+      expect(back.rows.map((r) => r.t)).toEqual(texts);
+      expect(back.rows.map((r) => r.jt)).toEqual(texts);
+    });
+
     it('writes nothing and leaves the connection usable when a value cannot be encoded or the source fails', async () => {
       const columns = ['n', 't', 'j', 'b', 'd', 'f', 'flag', 'big'];
       await expect(
