@@ -694,6 +694,37 @@ describe('export (worker)', () => {
     expect(Number((await one(`SELECT count(*) AS n FROM activity_execution_item WHERE activity_id = $1`, [a.id])).n)).toBe(89);
   });
 
+  it("records every part on the run's own session when a second one cannot be had", async () => {
+    const s = await newSystem(2);
+    await provision(
+      s,
+      Array.from({ length: 90 }, (_, i) => ({ id: `E${i + 1}`, name: `Person ${i + 1}` })),
+    );
+    // The second lane's results table cannot be made (as when the pool has no connection to spare).
+    const prepare = ExportStore.prototype.prepare;
+    let prepared = 0;
+    jest.spyOn(ExportStore.prototype, 'prepare').mockImplementation(async function (this: ExportStore) {
+      if (++prepared === 2) throw new Error('timeout exceeded when trying to connect');
+      return prepare.call(this);
+    });
+    const sessions = new Set<BulkSession>();
+    const apply = ExportStore.prototype.apply;
+    const applied = jest.spyOn(ExportStore.prototype, 'apply').mockImplementation(async function (this: ExportStore, ...args) {
+      sessions.add(this.session);
+      return apply.apply(this, args);
+    });
+
+    const a = await runExport(s);
+
+    expect(prepared).toBe(2);
+    expect(applied).toHaveBeenCalledTimes(3);
+    expect(sessions.size).toBe(1);
+    expect(a).toMatchObject({ status: ActivityStatus.Complete, total_exported: 90 });
+    expect(await pendingExports(s)).toEqual([]);
+    expect(readCsv(s).rows).toHaveLength(90);
+    expect(Number((await one(`SELECT count(*) AS n FROM activity_execution_item WHERE activity_id = $1`, [a.id])).n)).toBe(90);
+  });
+
   it('keeps an export that a synchronisation changed while it was written pending with its new content', async () => {
     const s = await newSystem();
     const made = await provision(s, [

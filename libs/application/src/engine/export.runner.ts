@@ -74,31 +74,45 @@ export const APPLY_LANES = 2;
 /**
  * The database sessions a run stages its results on and applies them by: part n on lane n mod
  * APPLY_LANES. The first is the run's own session; the others are opened when their first part begins
- * (a run of one part uses one session) and released with `release`.
+ * (a run of one part uses one session) and released with `release`. When the pool has no session to
+ * spare, the run keeps the lanes it has (at least its own).
  */
 class ApplyLanes {
   readonly stores: ExportStore[];
   private readonly opened: BulkSession[] = [];
+  private full = false;
 
   constructor(
     private readonly ds: DataSource,
     first: ExportStore,
     private readonly history: RunContext['info']['history'],
+    private readonly logger: Logger,
+    private readonly activityId: string,
   ) {
     this.stores = [first];
   }
 
   /** The store of part `part`'s lane, its results table prepared. */
   async of(part: number): Promise<ExportStore> {
-    const index = part % APPLY_LANES;
-    if (!this.stores[index]) {
-      const session = await BulkSession.open(this.ds);
-      this.opened.push(session);
-      const store = new ExportStore(session, this.history.cso ? this.history.origin : null);
-      await store.prepare();
-      this.stores[index] = store;
+    if (!this.full && part === this.stores.length && part < APPLY_LANES) {
+      let session: BulkSession | null = null;
+      try {
+        session = await BulkSession.open(this.ds);
+        const store = new ExportStore(session, this.history.cso ? this.history.origin : null);
+        await store.prepare();
+        this.opened.push(session);
+        this.stores.push(store);
+      } catch (e) {
+        session?.release(e);
+        this.full = true;
+        this.logger.log({
+          level: 'information',
+          message: `No second database session for this export's results (${describeError(e)}); they are recorded on one.`,
+          activityId: this.activityId,
+        });
+      }
     }
-    return this.stores[index];
+    return this.stores[part % this.stores.length];
   }
 
   release(): void {
@@ -146,7 +160,7 @@ export class ExportRunner implements EngineRunner {
 
     await store.prepare();
     // Each part's results are staged on the session of its lane, which applies them.
-    const lanes = new ApplyLanes(this.ds, store, history);
+    const lanes = new ApplyLanes(this.ds, store, history, this.logger, ctx.activityId);
     try {
       const session = await ctx
         .phase('connect', () => connector.openExport(connectorContext))
