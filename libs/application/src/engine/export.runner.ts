@@ -265,16 +265,18 @@ export class ExportRunner implements EngineRunner {
         for (let index = lane; index < parts.length && !failed; index += stores.length) {
           try {
             await apply(index);
+            // The run's progress goes through the first lane's session, between its transactions.
+            if (lane === 0) await progress();
           } catch (e) {
-            failed = true; // applied again below, alone
+            failed = true; // the parts not recorded are applied again below, one after the other
             this.logger.log({
               level: 'information',
-              message: `Export to "${system.name}": recording part ${index + 1} of ${parts.length} of the results failed (${describeError(e)}); it is recorded again once the other parts are.`,
+              message:
+                `Export to "${system.name}": recording part ${index + 1} of ${parts.length} of the results failed (${describeError(e)}); ` +
+                'the parts not recorded are applied again, one after the other, once the other lane is idle.',
               activityId: ctx.activityId,
             });
           }
-          // The run's progress goes through the first lane's session, between its transactions.
-          if (lane === 0 && !failed) await progress();
         }
       }),
     );
