@@ -400,17 +400,27 @@ describe('synchronisation', () => {
     // marked only when its row is dead to every transaction; the run's own, concurrent, writes of progress
     // can keep the last pages' rows visible for a moment, and a later scan marks those).
     await pg.query(`UPDATE connected_system_object SET sync_pending = true WHERE connected_system_id IN ($1, $2)`, [swept.id, left.id]);
+    await pg.query('BEGIN');
     await pg.query(`UPDATE connected_system_object SET sync_pending = false WHERE connected_system_id IN ($1, $2)`, [swept.id, left.id]);
+    const cleared: string = (await pg.query(`SELECT txid_current()::text AS x`)).rows[0].x;
+    await pg.query('COMMIT');
     // Statistics that know the flags are cleared: with ones taken while they were set, the planner may count
     // through another index of the system's objects, whose size these two updates made comparable.
     await pg.query('ANALYZE connected_system_object');
-    for (let i = 0; i < 100; i++) {
-      const { rows } = await pg.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL`,
-      );
-      if (rows[0].n === 0) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    // A row is dead to every transaction only once no transaction begun before its flag was cleared is still
+    // open anywhere on the server (other databases' included: other test files run on this server meanwhile).
+    const holding = async () =>
+      (
+        await pg.query(
+          `SELECT datname, pid, state, left(query, 80) AS query FROM pg_stat_activity
+            WHERE pid <> pg_backend_pid()
+              AND (backend_xmin IS NOT NULL AND backend_xmin::text::bigint <= ($1::bigint & 4294967295)
+                   OR backend_xid IS NOT NULL AND backend_xid::text::bigint <= ($1::bigint & 4294967295))`,
+          [cleared],
+        )
+      ).rows;
+    for (let i = 0; i < 1200 && (await holding()).length; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await holding()).toEqual([]);
     const { result } = await withStore((store) => store.sweepSyncFlags(swept.id));
     expect(result).toBe(0);
     /** Rows read through the index to count a system's changed objects (index-only scan: `Heap Fetches`). */
