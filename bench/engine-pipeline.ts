@@ -15,7 +15,16 @@ import { createTestDatabase, createTestEnvironment, HR_CSV_COLUMNS, hrRecord, wr
 import { Client } from 'pg';
 import { createWorker } from '../apps/worker/src/bootstrap';
 
-export const PAGE_SIZE = 1000;
+/** The run profiles' page size: 1000 (the default a run profile gets), or MERIDIAN_BENCH_PAGE_SIZE (1–10,000). */
+export const PAGE_SIZE = pageSize(process.env.MERIDIAN_BENCH_PAGE_SIZE);
+
+function pageSize(setting: string | undefined): number {
+  if (!setting) return 1000;
+  const n = Number(setting);
+  if (!Number.isInteger(n) || n < 1 || n > 10_000)
+    throw new Error(`MERIDIAN_BENCH_PAGE_SIZE must be a whole number from 1 to 10000, got ${setting}`);
+  return n;
+}
 export const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 export const rate = (n: number) => Math.round(n).toLocaleString('en-US');
 

@@ -8,7 +8,8 @@
 //   synchronisation.
 // Prints objects per second and the worker's peak RSS for each run (MERIDIAN_BENCH_PHASES=1: also the
 // time per phase from each activity's execution statistics). Asserts the outcome (counts), never timings.
-// MERIDIAN_BENCH_RUNS=<n> stops after the first n runs (2: the two full imports only).
+// MERIDIAN_BENCH_RUNS=<n> stops after the first n runs (2: the two full imports only);
+// MERIDIAN_BENCH_PAGE_SIZE=<n> gives the run profiles another page size than 1000.
 // Finding where the time goes: MERIDIAN_BENCH_PROFILE=<directory> writes a CPU profile of the worker per
 // run (`node tools/cpu-profile.js <file>` summarises one); MERIDIAN_BENCH_SLOW_MS=<ms> makes PostgreSQL log
 // every statement of the benchmark's database slower than that, with its plan, row counts and buffers
@@ -18,7 +19,8 @@ import { mb, openPipeline, PAGE_SIZE, rate, writeChangedHrCsv } from './engine-p
 
 const SIZES = (process.env.MERIDIAN_BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const RUNS = Number(process.env.MERIDIAN_BENCH_RUNS ?? 6);
-if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`MERIDIAN_BENCH_RUNS must be a positive whole number, got ${process.env.MERIDIAN_BENCH_RUNS}`);
+if (!Number.isInteger(RUNS) || RUNS < 1)
+  throw new Error(`MERIDIAN_BENCH_RUNS must be a positive whole number, got ${process.env.MERIDIAN_BENCH_RUNS}`);
 
 /** Thrown to stop a size's runs after MERIDIAN_BENCH_RUNS of them. */
 class Enough extends Error {}
