@@ -13,6 +13,7 @@ import {
 } from '@meridian/domain';
 import {
   BulkSession,
+  ChangeOrigin,
   ConnectedSystemEntity,
   ExportApplySummary,
   ExportItemCounts,
@@ -85,7 +86,7 @@ class ApplyLanes {
   constructor(
     private readonly ds: DataSource,
     first: ExportStore,
-    private readonly history: RunContext['info']['history'],
+    private readonly changeOrigin: ChangeOrigin | null,
     private readonly logger: Logger,
     private readonly activityId: string,
   ) {
@@ -98,7 +99,7 @@ class ApplyLanes {
       let session: BulkSession | null = null;
       try {
         session = await BulkSession.open(this.ds);
-        const store = new ExportStore(session, this.history.cso ? this.history.origin : null);
+        const store = new ExportStore(session, this.changeOrigin);
         await store.prepare();
         this.opened.push(session);
         this.stores.push(store);
@@ -147,8 +148,9 @@ export class ExportRunner implements EngineRunner {
       throw DomainError.badRequest(`Connected system "${system.name}" cannot export with its current settings (${connector.displayName}).`);
     const schema = await ctx.phase('schema', () => SystemSchema.load(this.ds.manager, system));
     const maxAttempts = Math.max(1, Number(await this.settings.effective(SettingKeys.ExportMaxRetries)) || 1);
-    const history = ctx.info.history;
-    const store = new ExportStore(ctx.session, history.cso ? history.origin : null);
+    const { history } = ctx.info;
+    const changeOrigin = history.cso ? history.origin : null;
+    const store = new ExportStore(ctx.session, changeOrigin);
     const tally: ExportTally = { deferred: 0, staged: 0, lastId: null, parts: [] };
 
     ctx.toProcess = await store.countDue(system.id);
@@ -160,7 +162,7 @@ export class ExportRunner implements EngineRunner {
 
     await store.prepare();
     // Each part's results are staged on the session of its lane, which applies them.
-    const lanes = new ApplyLanes(this.ds, store, history, this.logger, ctx.activityId);
+    const lanes = new ApplyLanes(this.ds, store, changeOrigin, this.logger, ctx.activityId);
     try {
       const session = await ctx
         .phase('connect', () => connector.openExport(connectorContext))

@@ -167,13 +167,13 @@ export class ExportStore {
    * `changeOrigin`: the run records connector space object changes (spec 2.13) with this origin, written
    * by the apply statements that make them (see apply). Null: the run records nothing.
    */
-  /** The results table of this session holds statistics (see apply). */
-  private analysed = false;
-
   constructor(
     private readonly s: BulkSession,
     private readonly changeOrigin: ChangeOrigin | null = null,
   ) {}
+
+  /** The results table of this session holds statistics (see apply). */
+  private analysed = false;
 
   /** The session the store works on (its results tables live as long as it). */
   get session(): BulkSession {
