@@ -42,6 +42,11 @@ class DependencyConnections implements OnModuleInit, OnApplicationShutdown {
   private readonly outages: DependencyOutages;
   /** Ends of queue outages waiting for the other connections to reconnect (see onModuleInit). */
   private readonly recoveries = new Set<NodeJS.Timeout>();
+  /**
+   * Shutdown has begun: connections that fail from now on were being closed (a pool's client can still
+   * receive the server's goodbye after the pool ended), which is no outage — and the logger may be closed.
+   */
+  private closing = false;
 
   constructor(
     private readonly jobs: JobQueue,
@@ -54,6 +59,7 @@ class DependencyConnections implements OnModuleInit, OnApplicationShutdown {
   onModuleInit(): void {
     this.jobs.onConnection({
       error: (queue, error) => {
+        if (this.closing) return;
         if (classifyDependencyError(error))
           this.outages.unavailable(Dependency.Queue, failureSummary(error), 'queue connection', `queue:${queue}`);
         else this.logger.log({ level: 'warning', message: `Job queue ${queue}: ${failureSummary(error)}` });
@@ -62,6 +68,7 @@ class DependencyConnections implements OnModuleInit, OnApplicationShutdown {
       // that long after a connection is back, so a queue still reconnecting fails its next request inside
       // this outage instead of starting another one.
       ready: (queue) => {
+        if (this.closing) return;
         const at = Date.now();
         const timer = setTimeout(() => {
           this.recoveries.delete(timer);
@@ -73,14 +80,18 @@ class DependencyConnections implements OnModuleInit, OnApplicationShutdown {
     });
     const pool = (this.ds.driver as { master?: Partial<PoolEvents> }).master;
     if (typeof pool?.on === 'function') {
-      pool.on('connect', () => this.outages.available(Dependency.Database, Date.now(), 'pool'));
-      pool.on('error', (error: Error) =>
-        this.outages.unavailable(Dependency.Database, failureSummary(error), 'idle pool connection', 'pool'),
-      );
+      pool.on('connect', () => {
+        if (!this.closing) this.outages.available(Dependency.Database, Date.now(), 'pool');
+      });
+      // Stays attached after shutdown: a pool with no 'error' listener would throw the error instead.
+      pool.on('error', (error: Error) => {
+        if (!this.closing) this.outages.unavailable(Dependency.Database, failureSummary(error), 'idle pool connection', 'pool');
+      });
     }
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.closing = true;
     for (const timer of this.recoveries) clearTimeout(timer);
     this.recoveries.clear();
     await this.jobs
