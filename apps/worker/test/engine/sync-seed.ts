@@ -131,12 +131,19 @@ export class SyncSeed {
   async objects(
     systemId: number,
     typeId: number,
-    rows: Array<{ externalId: string; values: Record<number, unknown[]>; status?: string; refs?: Record<number, Array<string | null>> }>,
+    rows: Array<{
+      externalId: string;
+      values: Record<number, unknown[]>;
+      status?: string;
+      refs?: Record<number, Array<string | null>>;
+      /** The object's id (keyset order, so pages hold the objects a test wants); random when not given. */
+      id?: string;
+    }>,
   ) {
     for (const r of rows) {
       await this.pg.query(
-        `INSERT INTO connected_system_object (connected_system_id, object_type_id, external_id, display_name, attributes, status, resolved_references)
-         VALUES ($1, $2, $3, $3, $4, $5, $6)
+        `INSERT INTO connected_system_object (connected_system_id, object_type_id, external_id, display_name, attributes, status, resolved_references, id)
+         VALUES ($1, $2, $3, $3, $4, $5, $6, coalesce($7::uuid, gen_random_uuid()))
          ON CONFLICT (connected_system_id, object_type_id, external_id) WHERE external_id IS NOT NULL
          DO UPDATE SET attributes = EXCLUDED.attributes, status = EXCLUDED.status, resolved_references = EXCLUDED.resolved_references, sync_pending = true`,
         [
@@ -146,6 +153,7 @@ export class SyncSeed {
           JSON.stringify(Object.fromEntries(Object.entries(r.values))),
           r.status ?? 'Normal',
           r.refs ? JSON.stringify(r.refs) : null,
+          r.id ?? null,
         ],
       );
     }

@@ -1,5 +1,5 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { HousekeepingService, RunProfileExecutor, SettingsService, SYSTEM_INITIATOR } from '@meridian/application';
+import { HousekeepingService, RunProfileExecutor, SettingsService, SyncPage, SYSTEM_INITIATOR } from '@meridian/application';
 import { SettingKeys } from '@meridian/domain';
 import { closeLogger, createServiceLogger, loadConfig, Logger } from '@meridian/platform';
 import { createTestDatabase, createTestEnvironment, TestDatabase, TestEnvironment } from '@meridian/testing';
@@ -440,6 +440,319 @@ describe('synchronisation', () => {
     };
     expect(await rowsRead(swept.id)).toBe(0);
     expect(await rowsRead(left.id)).toBeGreaterThanOrEqual(N);
+  });
+
+  describe('a page decided while the page before it is written', () => {
+    /** Ids in keyset order: object n of a test sits on page floor(n / page size). */
+    const idOf = (test: number, n: number) => `00000000-0000-7000-8000-${String(test).padStart(6, '0')}${String(n).padStart(6, '0')}`;
+
+    /** A source of people projected and matched on their employee ID, with a manager reference; pages of `pageSize`. */
+    async function people(name: string, pageSize: number) {
+      const user = await seed.mvType('User');
+      const mv = { employeeId: await seed.mvAttribute('Employee ID'), manager: await seed.mvAttribute('Manager') };
+      const sys = await seed.system(name, 'person', ['key', 'empId', { name: 'manager', type: 'Reference' }]);
+      const rule = await seed.rule({ name, systemId: sys.id, typeId: sys.typeId, direction: 'Import', mvTypeId: user, project: true });
+      await seed.inbound(rule, mv.employeeId, { cs: sys.attributes.empId });
+      await seed.inbound(rule, mv.manager, { cs: sys.attributes.manager });
+      await seed.matching(rule, [sys.attributes.empId], mv.employeeId);
+      await pg.query(`UPDATE connected_system_run_profile SET page_size = $2 WHERE connected_system_id = $1`, [sys.id, pageSize]);
+      return { sys, mv };
+    }
+
+    /**
+     * Counts the pages decided, and holds the write of the first page until deciding the second page ended,
+     * so that page is decided on reads that cannot see what the first page writes.
+     */
+    function holdFirstWrite() {
+      let decided = 0;
+      let secondDecided!: () => void;
+      const second = new Promise<void>((resolve) => (secondDecided = resolve));
+      const prepare = SyncPage.prototype.prepare;
+      let settled = 0;
+      jest.spyOn(SyncPage.prototype, 'prepare').mockImplementation(async function (this: SyncPage, page) {
+        try {
+          await prepare.call(this, page);
+          decided++;
+        } finally {
+          if (++settled === 2) secondDecided();
+        }
+      });
+      const commit = SyncPage.prototype.commit;
+      let commits = 0;
+      jest.spyOn(SyncPage.prototype, 'commit').mockImplementation(async function (this: SyncPage, page) {
+        if (++commits === 1) await second;
+        return commit.call(this, page);
+      });
+      return { decided: () => decided };
+    }
+
+    // Each test runs with its own sync rules only (the other tests' rules would flow into and provision the
+    // same metaverse objects); the others are enabled again afterwards.
+    let enabled: number[] = [];
+    beforeEach(async () => {
+      enabled = (await pg.query(`UPDATE sync_rule SET enabled = false WHERE enabled RETURNING id`)).rows.map((r) => r.id);
+    });
+    afterEach(async () => {
+      jest.restoreAllMocks();
+      await pg.query(`UPDATE sync_rule SET enabled = (id = ANY($1::int[]))`, [enabled]);
+    });
+
+    it('decides a page again when the page before projected an object it matches: no duplicate is projected', async () => {
+      const { sys, mv } = await people('Ahead1', 2);
+      const emp = (k: string) => ({ [sys.attributes.empId]: [k] });
+      await seed.objects(sys.id, sys.typeId, [
+        { id: idOf(1, 1), externalId: 'a1', values: emp('AH1-1') },
+        { id: idOf(1, 2), externalId: 'a2', values: emp('AH1-2') },
+        // Page 2: the same employee ID as a2, projected by page 1.
+        { id: idOf(1, 3), externalId: 'a3', values: emp('AH1-2') },
+        { id: idOf(1, 4), externalId: 'a4', values: emp('AH1-4') },
+        { id: idOf(1, 5), externalId: 'a5', values: emp('AH1-5') },
+      ]);
+      const hold = holdFirstWrite();
+      const a = await run(sys.id, sys.profiles.FullSynchronisation, 'FullSynchronisation');
+      expect(a).toMatchObject({ status: 'CompleteWithError', objects_processed: 5, total_projected: 4, total_errors: 1 });
+      // Three pages, the second decided twice (its first decision read before page 1 was written); the third
+      // was decided while the second was written, and kept.
+      expect(hold.decided()).toBe(4);
+      const owners = await all(
+        `SELECT c.external_id FROM metaverse_object m JOIN connected_system_object c ON c.metaverse_object_id = m.id
+          WHERE m.attributes -> $1::text -> 0 ->> 'v' = 'AH1-2' ORDER BY 1`,
+        [mv.employeeId],
+      );
+      expect(owners).toEqual([{ external_id: 'a2' }]);
+      const item = await one(`SELECT error_type FROM activity_execution_item WHERE activity_id = $1 AND external_id_value = 'a3'`, [a.id]);
+      expect(item.error_type).toBe('CouldNotJoinDueToExistingJoin');
+    });
+
+    it('decides a page again when it refers to an object the page before joined: the reference flows in the same pass', async () => {
+      const { sys, mv } = await people('Ahead2', 2);
+      await seed.objects(sys.id, sys.typeId, [
+        { id: idOf(2, 1), externalId: 'b1', values: { [sys.attributes.empId]: ['AH2-1'] } },
+        { id: idOf(2, 2), externalId: 'b2', values: { [sys.attributes.empId]: ['AH2-2'] } },
+        {
+          id: idOf(2, 3),
+          externalId: 'b3',
+          values: { [sys.attributes.empId]: ['AH2-3'], [sys.attributes.manager]: ['b1'] },
+          refs: { [sys.attributes.manager]: [idOf(2, 1)] },
+        },
+      ]);
+      const hold = holdFirstWrite();
+      const a = await run(sys.id, sys.profiles.FullSynchronisation, 'FullSynchronisation');
+      expect(a).toMatchObject({ status: 'Complete', objects_processed: 3, total_projected: 3 });
+      expect(hold.decided()).toBe(3);
+      // Decided on what page 1 wrote: the manager was joined, so nothing waited for the references pass.
+      expect(a.execution_stats.phases.map((p: { name: string }) => p.name)).not.toContain('references');
+      const rows = await all(
+        `SELECT c.external_id, m.id, m.attributes -> $2::text -> 0 ->> 'v' AS manager
+           FROM connected_system_object c JOIN metaverse_object m ON m.id = c.metaverse_object_id
+          WHERE c.connected_system_id = $1 ORDER BY 1`,
+        [sys.id, mv.manager],
+      );
+      expect(rows[2]).toMatchObject({ external_id: 'b3', manager: rows[0].id });
+    });
+
+    it('stops deciding ahead while most pages have to be decided again, and starts again when that passes', async () => {
+      const { sys, mv } = await people('Ahead3', 1);
+      // Eight pages of one person each, every one managed by the person of the page before.
+      await seed.objects(
+        sys.id,
+        sys.typeId,
+        Array.from({ length: 8 }, (_, i) => ({
+          id: idOf(3, i + 1),
+          externalId: `c${i + 1}`,
+          values: { [sys.attributes.empId]: [`AH3-${i + 1}`], ...(i ? { [sys.attributes.manager]: [`c${i}`] } : {}) },
+          refs: i ? { [sys.attributes.manager]: [idOf(3, i)] } : undefined,
+        })),
+      );
+      let decided = 0;
+      const prepare = SyncPage.prototype.prepare;
+      jest.spyOn(SyncPage.prototype, 'prepare').mockImplementation(async function (this: SyncPage, page) {
+        decided++;
+        return prepare.call(this, page);
+      });
+      const a = await run(sys.id, sys.profiles.FullSynchronisation, 'FullSynchronisation');
+      expect(a).toMatchObject({ status: 'Complete', objects_processed: 8, total_projected: 8 });
+      // Pages 2-4 decided ahead and again (3 of 4 pages); 5 and 6 decided after the write before them; 7
+      // ahead and again (4 of 7 pages); 8 after the write: 8 pages, 4 decided twice. Deciding ahead every
+      // time would have decided 7 pages twice.
+      expect(decided).toBe(12);
+      const managers = await all(
+        `SELECT c.external_id, m.id, m.attributes -> $2::text -> 0 ->> 'v' AS manager
+           FROM connected_system_object c JOIN metaverse_object m ON m.id = c.metaverse_object_id
+          WHERE c.connected_system_id = $1 ORDER BY c.id`,
+        [sys.id, mv.manager],
+      );
+      expect(managers.map((r, i) => r.manager === (i ? managers[i - 1].id : undefined) || (i === 0 && r.manager === null))).toEqual(
+        Array(8).fill(true),
+      );
+    });
+
+    it('decides a page again when the page before adopted an unjoined object it would adopt too: it provisions instead', async () => {
+      const user = await seed.mvType('User');
+      const mv = { employeeId: await seed.mvAttribute('Employee ID'), email: await seed.mvAttribute('Email') };
+      const hr = await seed.system('Ahead5', 'person', ['key', 'empId', 'mail']);
+      const hrRule = await seed.rule({
+        name: 'Ahead5',
+        systemId: hr.id,
+        typeId: hr.typeId,
+        direction: 'Import',
+        mvTypeId: user,
+        project: true,
+      });
+      await seed.inbound(hrRule, mv.employeeId, { cs: hr.attributes.empId });
+      await seed.inbound(hrRule, mv.email, { cs: hr.attributes.mail });
+      await seed.matching(hrRule, [hr.attributes.empId], mv.employeeId);
+      await pg.query(`UPDATE connected_system_run_profile SET page_size = 1 WHERE connected_system_id = $1`, [hr.id]);
+      // A directory whose existing accounts are adopted by their mail before anything is provisioned.
+      const dir = await seed.system('Ahead5Dir', 'user', ['uid', 'mail'], 'Bidirectional');
+      const dirIn = await seed.rule({ name: 'Ahead5Dir in', systemId: dir.id, typeId: dir.typeId, direction: 'Import', mvTypeId: user });
+      await seed.matching(dirIn, [dir.attributes.mail], mv.email);
+      const dirOut = await seed.rule({
+        name: 'Ahead5Dir out',
+        systemId: dir.id,
+        typeId: dir.typeId,
+        direction: 'Export',
+        mvTypeId: user,
+        provision: true,
+      });
+      await seed.outbound(dirOut, dir.attributes.uid, { mv: mv.employeeId });
+      await seed.outbound(dirOut, dir.attributes.mail, { mv: mv.email });
+      await seed.objects(dir.id, dir.typeId, [
+        { externalId: 'existing', values: { [dir.attributes.uid]: ['existing'], [dir.attributes.mail]: ['ahead5@example.org'] } },
+      ]);
+      // Two people on two pages with the mail of that one account.
+      await seed.objects(hr.id, hr.typeId, [
+        { id: idOf(5, 1), externalId: 'e1', values: { [hr.attributes.empId]: ['AH5-1'], [hr.attributes.mail]: ['ahead5@example.org'] } },
+        { id: idOf(5, 2), externalId: 'e2', values: { [hr.attributes.empId]: ['AH5-2'], [hr.attributes.mail]: ['ahead5@example.org'] } },
+      ]);
+      const hold = holdFirstWrite();
+      const a = await run(hr.id, hr.profiles.FullSynchronisation, 'FullSynchronisation');
+      expect(a).toMatchObject({ status: 'Complete', total_projected: 2, total_provisioned: 1 });
+      expect(hold.decided()).toBe(3);
+      // The account stays with the first person (adopted by page 1); the second gets a new one.
+      const joined = await all(
+        `SELECT h.external_id AS person, d.external_id AS account, d.status
+           FROM connected_system_object h JOIN connected_system_object d ON d.metaverse_object_id = h.metaverse_object_id AND d.connected_system_id = $2
+          WHERE h.connected_system_id = $1 ORDER BY 1`,
+        [hr.id, dir.id],
+      );
+      expect(joined).toEqual([
+        { person: 'e1', account: 'existing', status: 'Normal' },
+        { person: 'e2', account: null, status: 'PendingProvisioning' },
+      ]);
+    });
+
+    it('decides a page again when the page before left an object unjoined that it would adopt: it adopts it', async () => {
+      const user = await seed.mvType('User');
+      const mv = {
+        employeeId: await seed.mvAttribute('Employee ID'),
+        email: await seed.mvAttribute('Email'),
+        department: await seed.mvAttribute('Department'),
+      };
+      const hr = await seed.system('Ahead6', 'person', ['key', 'empId', 'mail', 'dept']);
+      const hrRule = await seed.rule({
+        name: 'Ahead6',
+        systemId: hr.id,
+        typeId: hr.typeId,
+        direction: 'Import',
+        mvTypeId: user,
+        project: true,
+      });
+      await seed.inbound(hrRule, mv.employeeId, { cs: hr.attributes.empId });
+      await seed.inbound(hrRule, mv.email, { cs: hr.attributes.mail });
+      await seed.inbound(hrRule, mv.department, { cs: hr.attributes.dept });
+      await seed.matching(hrRule, [hr.attributes.empId], mv.employeeId);
+      await pg.query(`UPDATE connected_system_run_profile SET page_size = 1 WHERE connected_system_id = $1`, [hr.id]);
+      // A directory adopting existing accounts by mail; people of department "gone" leave it (disconnected).
+      const dir = await seed.system('Ahead6Dir', 'user', ['uid', 'mail'], 'Bidirectional');
+      const dirIn = await seed.rule({ name: 'Ahead6Dir in', systemId: dir.id, typeId: dir.typeId, direction: 'Import', mvTypeId: user });
+      await seed.matching(dirIn, [dir.attributes.mail], mv.email);
+      const dirOut = await seed.rule({
+        name: 'Ahead6Dir out',
+        systemId: dir.id,
+        typeId: dir.typeId,
+        direction: 'Export',
+        mvTypeId: user,
+        provision: true,
+        deprovision: 'Disconnect',
+        scoping: [{ type: 'All', criteria: [{ attributeId: mv.department, operator: 'NotEquals', value: 'gone' }], groups: [] }],
+      });
+      await seed.outbound(dirOut, dir.attributes.uid, { mv: mv.employeeId });
+      await seed.outbound(dirOut, dir.attributes.mail, { mv: mv.email });
+      await seed.objects(dir.id, dir.typeId, [
+        { externalId: 'existing', values: { [dir.attributes.uid]: ['existing'], [dir.attributes.mail]: ['ahead6@example.org'] } },
+      ]);
+      const person = (n: number, dept: string) => ({
+        id: idOf(6, n),
+        externalId: `f${n}`,
+        values: { [hr.attributes.empId]: [`AH6-${n}`], [hr.attributes.mail]: ['ahead6@example.org'], [hr.attributes.dept]: [dept] },
+      });
+      await seed.objects(hr.id, hr.typeId, [person(1, 'here')]);
+      expect(await run(hr.id, hr.profiles.FullSynchronisation, 'FullSynchronisation')).toMatchObject({
+        status: 'Complete',
+        total_joined: 1,
+      });
+      // The first person leaves the directory (page 1); a second person with the same mail arrives (page 2).
+      await seed.objects(hr.id, hr.typeId, [person(1, 'gone'), person(2, 'here')]);
+      const hold = holdFirstWrite();
+      const a = await run(hr.id, hr.profiles.FullSynchronisation, 'FullSynchronisation');
+      expect(a).toMatchObject({ status: 'Complete', total_disconnected: 1, total_joined: 1, total_provisioned: 0 });
+      expect(hold.decided()).toBe(3);
+      const accounts = await all(
+        `SELECT h.external_id AS person, d.external_id AS account
+           FROM connected_system_object h LEFT JOIN connected_system_object d ON d.metaverse_object_id = h.metaverse_object_id AND d.connected_system_id = $2
+          WHERE h.connected_system_id = $1 ORDER BY 1`,
+        [hr.id, dir.id],
+      );
+      expect(accounts).toEqual([
+        { person: 'f1', account: null },
+        { person: 'f2', account: 'existing' },
+      ]);
+      // The change the first person's join left unexported now carries the second person's values (one
+      // pending export per object: adopting an object merges into its open one).
+      const pending = await all(
+        `SELECT p.change_type, p.attribute_changes FROM pending_export p JOIN connected_system_object d ON d.id = p.connected_system_object_id
+          WHERE d.connected_system_id = $1 AND p.status = 'Pending'`,
+        [dir.id],
+      );
+      expect(pending).toHaveLength(1);
+      expect(JSON.stringify(pending[0].attribute_changes)).toContain('AH6-2');
+      expect(JSON.stringify(pending[0].attribute_changes)).not.toContain('AH6-1');
+    });
+
+    it('decides a page again when deciding it ahead failed, and completes the run', async () => {
+      const { sys } = await people('Ahead4', 2);
+      await seed.objects(
+        sys.id,
+        sys.typeId,
+        Array.from({ length: 5 }, (_, i) => ({
+          id: idOf(4, i + 1),
+          externalId: `d${i + 1}`,
+          values: { [sys.attributes.empId]: [`AH4-${i + 1}`] },
+        })),
+      );
+      const hold = holdFirstWrite();
+      const match = SyncStore.prototype.match;
+      let matches = 0;
+      jest.spyOn(SyncStore.prototype, 'match').mockImplementation(async function (this: SyncStore, queries) {
+        // The second page's first decision (made while page 1 is written) loses its connection's answer.
+        if (++matches === 2) throw new Error('connection reset while deciding ahead');
+        return match.call(this, queries);
+      });
+      const a = await run(sys.id, sys.profiles.FullSynchronisation, 'FullSynchronisation');
+      expect(a).toMatchObject({ status: 'Complete', objects_processed: 5, total_projected: 5 });
+      expect(hold.decided()).toBe(3); // pages 1 and 3 once; page 2's failed decision never finished preparing
+      expect(
+        Number(
+          (
+            await one(
+              `SELECT count(*) AS n FROM connected_system_object WHERE connected_system_id = $1 AND metaverse_object_id IS NOT NULL`,
+              [sys.id],
+            )
+          ).n,
+        ),
+      ).toBe(5);
+    });
   });
 
   it('reads expired pending deletions oldest first on their own index, however large the metaverse and old its statistics', async () => {

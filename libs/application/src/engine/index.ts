@@ -10,5 +10,6 @@ export * from './housekeeping.service';
 export * from './system-schema';
 export { ImportRunner, SyncRunner, ExportRunner, PendingDeletionsProcessor };
 export { APPLY_PART_PAGES } from './export.runner';
+export { SyncPage } from './sync-page';
 export * from './engine.providers';
 export * from './engine.module';

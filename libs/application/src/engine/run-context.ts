@@ -66,6 +66,8 @@ export class RunContext {
   /** When the run started (pending exports created since belong to this run). */
   readonly startedAt = new Date();
   private changeStore: ChangeRecordStore | null = null;
+  /** Other sessions the run reads or writes on (counted in the execution statistics' statements). */
+  private readonly others: BulkSession[] = [];
 
   constructor(
     readonly info: RunInfo,
@@ -80,6 +82,11 @@ export class RunContext {
   /** Where the run writes its change records (ChangeRecordStore on the run's session); see info.history. */
   get changes(): ChangeRecordStore {
     return (this.changeStore ??= new ChangeRecordStore(this.session));
+  }
+
+  /** Counts the statements of another session of the run in its execution statistics. */
+  countStatementsOf(session: BulkSession): void {
+    this.others.push(session);
   }
 
   /** Records an execution item (objects that changed or failed); an error type counts in totalErrors. */
@@ -201,7 +208,7 @@ export class RunContext {
     const seconds = Math.max((this.now() - this.startedAt.getTime()) / 1000, 0.001);
     return {
       pages: this.pages,
-      statements: this.session.statements,
+      statements: this.others.reduce((n, s) => n + s.statements, this.session.statements),
       objectsPerSecond: Math.round(this.processed / seconds),
       seconds: Math.round(seconds * 1000) / 1000,
       phases: this.phases.map((p) => ({ name: p.name, seconds: Math.round(p.seconds * 1000) / 1000 })),

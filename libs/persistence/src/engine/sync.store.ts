@@ -258,6 +258,28 @@ export class SyncStore {
     return rows.map((r) => r.id);
   }
 
+  /**
+   * Whether any lookup row of `objectIds` is one that `match` would find for one of `keys` (attribute,
+   * value; types and case aside, so it may answer yes where `match` would not) or `referrers` for one of
+   * `targetIds`. A page decided on reads made before those rows were written must be decided again.
+   */
+  async findsLookups(
+    objectIds: readonly string[],
+    keys: ReadonlyArray<{ attributeId: number; value: string }>,
+    targetIds: readonly string[],
+  ): Promise<boolean> {
+    if (!objectIds.length || (!keys.length && !targetIds.length)) return false;
+    const row = await this.s.row<{ found: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM unnest($2::int[], $3::text[]) AS k(attr, val)
+                        JOIN metaverse_object_lookup l ON l.attribute_id = k.attr AND l.value_normalised = left(lower(k.val), 512)
+                       WHERE l.object_id = ANY($1::uuid[]))
+           OR EXISTS (SELECT 1 FROM metaverse_object_lookup l JOIN metaverse_attribute a ON a.id = l.attribute_id AND a.type = '${AttributeDataType.Reference}'
+                       WHERE l.value_normalised = ANY($4::text[]) AND l.object_id = ANY($1::uuid[])) AS found`,
+      [objectIds, keys.map((k) => k.attributeId), keys.map((k) => k.value), targetIds.map((t) => t.toLowerCase())],
+    );
+    return !!row?.found;
+  }
+
   /** Serialises with a change of is_indexed and its backfill (metaverse-lookups). */
   async lockLookupSchema(): Promise<void> {
     await this.s.count(`SELECT pg_advisory_xact_lock_shared(hashtext('meridian:metaverse-lookup-schema'))`);
