@@ -22,7 +22,7 @@ export interface FlowInput {
 export function evaluateMapping(sources: readonly MappingSource[], input: FlowInput, target: EngineAttribute): FlowResult {
   const collected: unknown[] = [];
   for (const source of sources) {
-    let raw: unknown[];
+    let raw: readonly unknown[];
     if (source.expression) {
       try {
         raw = expressionValues(source.expression.evaluate(input.context));
@@ -31,7 +31,7 @@ export function evaluateMapping(sources: readonly MappingSource[], input: FlowIn
         return { ok: false, errorType: ExecutionErrorType.ExpressionEvaluationError, message: `${target.name}: ${message}` };
       }
     } else if (source.attributeId !== null) {
-      raw = [...input.values(source.attributeId)];
+      raw = input.values(source.attributeId);
     } else {
       raw = [];
     }

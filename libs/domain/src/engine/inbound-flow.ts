@@ -66,15 +66,12 @@ export function computeMetaverseAttributes(input: InboundInput): InboundResult {
   const errors: InboundError[] = [];
   const candidates = new Map<number, Candidate[]>();
   for (const contributor of input.contributors) {
+    const flowInput = { values: (id: number) => contributor.values(id), context: { cs: contributor.cs, mv: input.mv } };
     for (const rule of contributor.rules) {
       for (const mapping of rule.mappings) {
         const target = input.attributes.get(mapping.targetAttributeId);
         if (!target) continue;
-        const result = evaluateMapping(
-          mapping.sources,
-          { values: (id) => contributor.values(id), context: { cs: contributor.cs, mv: input.mv } },
-          target,
-        );
+        const result = evaluateMapping(mapping.sources, flowInput, target);
         if (!result.ok) errors.push({ csoId: contributor.csoId, errorType: result.errorType, message: result.message });
         const list = candidates.get(target.id) ?? [];
         list.push({ mapping, contributor, values: result.ok ? result.values : null });
