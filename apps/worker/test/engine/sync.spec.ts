@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BulkSession, StatisticsStore, SyncStore } from '@meridian/persistence';
+import { BulkSession, CopyValue, QueuedWrites, StatisticsStore, SyncStore } from '@meridian/persistence';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { createWorker } from '../../src/bootstrap';
@@ -440,6 +440,34 @@ describe('synchronisation', () => {
     };
     expect(await rowsRead(swept.id)).toBe(0);
     expect(await rowsRead(left.id)).toBeGreaterThanOrEqual(N);
+  });
+
+  it('sends queued writes only when asked, once, in order, as they were when queued', async () => {
+    await pg.query(`CREATE TABLE queued_probe (n int, t text, a int[], j jsonb)`);
+    const queued = new QueuedWrites();
+    const values = [1, 2];
+    await queued.count(`INSERT INTO queued_probe (n, t, a) VALUES (0, 'first', $1::int[])`, [values]);
+    values.push(3); // parameters are converted when queued
+    const rows: CopyValue[][] = Array.from({ length: 100 }, (_, i) => [i + 1, `row\t${i}`, null, { k: i }]);
+    expect(await queued.copy('queued_probe', ['n', 't', 'a', 'j'], rows)).toBe(100);
+    rows[0][1] = 'changed'; // COPY rows are encoded when queued
+    await queued.stage('meridian_queued_probe', 'x int');
+    await queued.count(`INSERT INTO meridian_queued_probe VALUES (7)`);
+    await queued.count(`INSERT INTO queued_probe (n, t) SELECT 1000, 'staged ' || x FROM meridian_queued_probe`);
+    await expect(queued.rows()).rejects.toThrow(/nothing can be read/);
+    expect((await one(`SELECT count(*)::int AS n FROM queued_probe`)).n).toBe(0);
+
+    await BulkSession.with(worker.get(DataSource), async (session) => {
+      await session.transaction(() => queued.sendOn(session));
+      await queued.sendOn(session); // sent already: nothing more
+    });
+    const written = await all(`SELECT n, t, a, j FROM queued_probe ORDER BY n`);
+    expect(written).toHaveLength(102);
+    expect(written[0]).toEqual({ n: 0, t: 'first', a: [1, 2], j: null });
+    expect(written[1]).toEqual({ n: 1, t: 'row\t0', a: null, j: { k: 0 } });
+    expect(written[100]).toEqual({ n: 100, t: 'row\t99', a: null, j: { k: 99 } });
+    expect(written[101]).toEqual({ n: 1000, t: 'staged 7', a: null, j: null });
+    await pg.query(`DROP TABLE queued_probe`);
   });
 
   describe('a page decided while the page before it is written', () => {

@@ -25,6 +25,7 @@ import {
   ValueView,
 } from '@meridian/domain';
 import {
+  ChangeRecordStore,
   JoinUpdate,
   MatchQuery,
   MetaverseObjectUpdate,
@@ -34,6 +35,7 @@ import {
   NewMetaverseObject,
   NewPendingExport,
   PendingExportRow,
+  QueuedWrites,
   RunCounters,
   SyncCso,
   SyncMvo,
@@ -180,6 +182,7 @@ export class SyncPage {
     // A connector disconnected by an export rule recalls what it contributed; the change is exported by a
     // later synchronisation of that object (docs/engine.md).
     for (const mvo of this.recallAfterExport) this.recompute(mvo);
+    await this.encodeWrites(page);
   }
 
   /**
@@ -906,7 +909,17 @@ export class SyncPage {
     return out;
   }
 
-  private async write(page: readonly SyncCso[]): Promise<void> {
+  /** The page's writes, encoded by `prepare` (encodeWrites), the lookup rows excepted. */
+  private encoded: { before: QueuedWrites; after: QueuedWrites; inserts: NewMetaverseObject[]; updates: MetaverseObjectUpdate[] } | null =
+    null;
+
+  /**
+   * Builds the page's writes and encodes them (COPY rows, parameters), so that writing the page only sends
+   * them; a page decided while the page before it is written does this work meanwhile. The lookup rows are
+   * built when the page is written, under the lookup-schema lock (which attributes are looked up may
+   * change in between).
+   */
+  private async encodeWrites(page: readonly SyncCso[]): Promise<void> {
     const inserts: NewMetaverseObject[] = [];
     const updates: MetaverseObjectUpdate[] = [];
     const deleted: string[] = [];
@@ -937,23 +950,8 @@ export class SyncPage {
     }
     // A disconnected object that is deleted needs no join update.
     for (const id of this.deleteCsos) this.joinUpdates.delete(id);
-    const s = this.store;
-    await s.lockLookupSchema();
-    const lookupAttributes = inserts.length || updates.length ? await s.lookupAttributeIds() : new Set<number>();
-    const lookupRows: Array<[number, string, string]> = [];
-    const replaced: string[] = [];
-    const updatedIds = new Set(updates.map((u) => u.id));
-    for (const o of [...inserts, ...updates]) {
-      const before = this.mvos.get(o.id)!.row.attributes ?? {};
-      let changed = false;
-      for (const a of lookupAttributes) {
-        const values = o.attributes[String(a)] ?? [];
-        if (!changed && !sameValues(before[String(a)], values)) changed = true;
-        for (const x of values) if (x.v !== null && x.v !== undefined) lookupRows.push([a, String(x.v), o.id]);
-      }
-      if (updatedIds.has(o.id) && changed) replaced.push(o.id);
-    }
-    const replacedSet = new Set(replaced);
+    const before = new QueuedWrites();
+    const s = new SyncStore(before);
     await s.deletePendingExports([...this.deletedPes]);
     await s.insertMetaverseObjects(inserts);
     await s.updateMetaverseObjects(updates);
@@ -967,14 +965,40 @@ export class SyncPage {
     const at = new Date();
     await s.deleteConnectorObjects([...this.deleteCsos], history.cso ? { origin: history.origin, at } : null);
     await s.deleteMetaverseObjects(deleted);
+    const after = new QueuedWrites();
+    await new ChangeRecordStore(after).insertMvoChanges(history.origin, changes, at);
+    this.encoded = { before, after, inserts, updates };
+  }
+
+  private async write(page: readonly SyncCso[]): Promise<void> {
+    if (!this.encoded) await this.encodeWrites(page);
+    const { before, after, inserts, updates } = this.encoded!;
+    const s = this.store;
+    await s.lockLookupSchema();
+    const lookupAttributes = inserts.length || updates.length ? await s.lookupAttributeIds() : new Set<number>();
+    const lookupRows: Array<[number, string, string]> = [];
+    const replaced: string[] = [];
+    const updatedIds = new Set(updates.map((u) => u.id));
+    for (const o of [...inserts, ...updates]) {
+      const previous = this.mvos.get(o.id)!.row.attributes ?? {};
+      let changed = false;
+      for (const a of lookupAttributes) {
+        const values = o.attributes[String(a)] ?? [];
+        if (!changed && !sameValues(previous[String(a)], values)) changed = true;
+        for (const x of values) if (x.v !== null && x.v !== undefined) lookupRows.push([a, String(x.v), o.id]);
+      }
+      if (updatedIds.has(o.id) && changed) replaced.push(o.id);
+    }
+    await s.send(before);
     // Lookup rows only for new objects and objects whose looked-up values changed.
     const newIds = new Set(inserts.map((i) => i.id));
+    const replacedSet = new Set(replaced);
     this.lookupsWritten = [...newIds, ...replaced];
     await s.writeLookups(
       replaced,
       lookupRows.filter(([, , o]) => newIds.has(o) || replacedSet.has(o)),
     );
-    await this.ctx.changes.insertMvoChanges(history.origin, changes, at);
+    await s.send(after);
 
     for (const state of this.states.values()) this.record(state);
   }

@@ -80,22 +80,45 @@ export function quoteIdentifier(name: string): string {
 /** Writes ~64 KiB at a time: fewer, larger writes to the socket than one per row. */
 const CHUNK_CHARS = 64 * 1024;
 
+/** Rows in COPY text form, ~64 KiB per chunk, counting them (a row of the wrong width is refused). */
+export class CopyChunker {
+  rows = 0;
+  private chunk = '';
+
+  constructor(private readonly width: number) {}
+
+  /** Adds a row; answers a full chunk when one is ready. */
+  add(row: readonly CopyValue[]): string | null {
+    if (row.length !== this.width) throw new TypeError(`COPY: row ${this.rows + 1} has ${row.length} values for ${this.width} columns.`);
+    this.chunk += encodeCopyLine(row);
+    this.rows++;
+    return this.chunk.length >= CHUNK_CHARS ? this.take() : null;
+  }
+
+  /** What is left. */
+  take(): string | null {
+    const chunk = this.chunk;
+    this.chunk = '';
+    return chunk || null;
+  }
+}
+
 async function* copyChunks(
   rows: Iterable<readonly CopyValue[]> | AsyncIterable<readonly CopyValue[]>,
-  width: number,
-  counter: { rows: number },
+  chunker: CopyChunker,
 ): AsyncGenerator<string> {
-  let chunk = '';
   for await (const row of rows) {
-    if (row.length !== width) throw new TypeError(`COPY: row ${counter.rows + 1} has ${row.length} values for ${width} columns.`);
-    chunk += encodeCopyLine(row);
-    counter.rows++;
-    if (chunk.length >= CHUNK_CHARS) {
-      yield chunk;
-      chunk = '';
-    }
+    const chunk = chunker.add(row);
+    if (chunk) yield chunk;
   }
-  if (chunk) yield chunk;
+  const rest = chunker.take();
+  if (rest) yield rest;
+}
+
+/** Rows encoded in COPY text form ahead of sending them (sent with copyEncoded). */
+export interface EncodedCopy {
+  chunks: string[];
+  rows: number;
 }
 
 /**
@@ -125,8 +148,8 @@ export async function copyRows(
 ): Promise<number> {
   if (!columns.length) throw new TypeError('copyRows needs at least one column.');
   const sql = `COPY ${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(', ')}) FROM STDIN`;
-  const counter = { rows: 0 };
+  const chunker = new CopyChunker(columns.length);
   const stream = client.query(copyFrom(sql));
-  await pipeline(Readable.from(copyChunks(rows, columns.length, counter), { objectMode: false }), stream);
-  return counter.rows;
+  await pipeline(Readable.from(copyChunks(rows, chunker), { objectMode: false }), stream);
+  return chunker.rows;
 }

@@ -1,6 +1,9 @@
 import type { PoolClient, QueryResultRow } from 'pg';
 import type { DataSource } from 'typeorm';
-import { copyRows, CopyValue } from '../bulk/copy-rows';
+import { copyEncoded, copyRows, CopyValue, EncodedCopy } from '../bulk/copy-rows';
+
+/** What stores write and read through: a session, or writes queued to be sent on one later (QueuedWrites). */
+export type SqlSession = Pick<BulkSession, 'rows' | 'row' | 'count' | 'copy' | 'copyEncoded' | 'stage' | 'transaction'>;
 
 /**
  * One pooled PostgreSQL connection for a runner: plain SQL, COPY and transactions on the same client, so
@@ -63,6 +66,13 @@ export class BulkSession {
   async copy(table: string, columns: readonly string[], rows: Iterable<CopyValue[]>): Promise<number> {
     this.statements++;
     return copyRows(this.client, table, columns, rows);
+  }
+
+  /** COPY … FROM STDIN of rows encoded ahead (encodeCopyRows). */
+  async copyEncoded(table: string, columns: readonly string[], encoded: EncodedCopy): Promise<number> {
+    this.statements++;
+    await copyEncoded(this.client, table, columns, encoded.chunks);
+    return encoded.rows;
   }
 
   /** Creates (once per connection) and empties a temporary staging table. */

@@ -1,6 +1,6 @@
 import type { CsoChangeType, MvoChangeType, StoredAttributeDelta } from '@meridian/domain';
 import { uuidV7 } from '../bulk/uuid-v7';
-import type { BulkSession } from './bulk-session';
+import type { SqlSession } from './bulk-session';
 
 /** Who and what made the changes of a run: written on every change record the run writes. */
 export interface ChangeOrigin {
@@ -85,7 +85,7 @@ const originValues = (o: ChangeOrigin) => [o.activityId, o.runProfileId, o.initi
  * together). Ids are UUID v7 of the change time, so records are appended in time order.
  */
 export class ChangeRecordStore {
-  constructor(private readonly s: BulkSession) {}
+  constructor(private readonly s: SqlSession) {}
 
   async insertCsoChanges(origin: ChangeOrigin, rows: readonly CsoChangeRow[], at = new Date()): Promise<void> {
     if (!rows.length) return;

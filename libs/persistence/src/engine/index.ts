@@ -1,4 +1,5 @@
 export * from './bulk-session';
+export * from './queued-writes';
 export * from './run.store';
 export * from './run-lock.store';
 export * from './execution-item.store';

@@ -10,7 +10,8 @@ import {
   StoredMetaverseAttributes,
 } from '@meridian/domain';
 import { uuidV7 } from '../bulk/uuid-v7';
-import type { BulkSession } from './bulk-session';
+import type { SqlSession } from './bulk-session';
+import type { QueuedWrites } from './queued-writes';
 import { NO_ID } from './keyset';
 import { ChangeOrigin, CSO_CHANGE_COLUMNS } from './change-record.store';
 
@@ -109,7 +110,12 @@ const LOOKUP_ATTRIBUTES = `(a.is_indexed OR a.type = '${AttributeDataType.Refere
  * fixed few), whatever the number of objects.
  */
 export class SyncStore {
-  constructor(private readonly s: BulkSession) {}
+  constructor(private readonly s: SqlSession) {}
+
+  /** Sends writes queued with a store on QueuedWrites, in order, on this store's session. */
+  async send(writes: QueuedWrites): Promise<void> {
+    await writes.sendOn(this.s);
+  }
 
   /** Objects a run will process: every one (full) or the changed ones (delta); provisioning placeholders excluded. */
   async countToProcess(systemId: number, deltaOnly: boolean): Promise<number> {
@@ -379,15 +385,17 @@ export class SyncStore {
    * Removes objects from the connector space. With `record`, the objects that existed in their connected
    * system (not the never-exported provisioning placeholders) get a `Deleted` change record in the same
    * statement (a writable CTE), with the names the deleted-objects list shows after the rows are gone.
-   * Returns the number of objects deleted.
    */
-  async deleteConnectorObjects(ids: readonly string[], record: { origin: ChangeOrigin; at: Date } | null = null): Promise<number> {
-    if (!ids.length) return 0;
-    if (!record) return this.s.count(`DELETE FROM connected_system_object WHERE id = ANY($1::uuid[])`, [ids]);
+  async deleteConnectorObjects(ids: readonly string[], record: { origin: ChangeOrigin; at: Date } | null = null): Promise<void> {
+    if (!ids.length) return;
+    if (!record) {
+      await this.s.count(`DELETE FROM connected_system_object WHERE id = ANY($1::uuid[])`, [ids]);
+      return;
+    }
     // Change record ids are made here (UUID v7 of the change time), one per object, paired by position.
     const ms = record.at.getTime();
     const { origin } = record;
-    const row = await this.s.row<{ n: number }>(
+    await this.s.count(
       `WITH gone AS (
          DELETE FROM connected_system_object c USING unnest($1::uuid[], $2::uuid[]) AS d(cso_id, change_id)
           WHERE c.id = d.cso_id
@@ -412,7 +420,6 @@ export class SyncStore {
         origin.initiatedByName,
       ],
     );
-    return row?.n ?? 0;
   }
 
   /** Placeholders of objects to provision: PendingProvisioning, joined, no external ID yet. */
